@@ -1,0 +1,32 @@
+# Every target installs what it needs into a project-local virtual environment first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install train test bench demo clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(PY) -m pip install --quiet "torch==2.13.0"
+	$(PY) -m pip install --quiet -e ".[all]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+train: $(STAMP)
+	$(VENV)/bin/club-envs simulate members_only --players 4 --games 20 --agents heuristic,random,random,random --seed 1 --out runs/demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_envs.py
+
+demo: $(STAMP)
+	$(VENV)/bin/club-envs simulate members_only --players 4 --games 20 --agents heuristic,random,random,random --seed 1 --out runs/demo
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

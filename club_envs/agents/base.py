@@ -1,0 +1,120 @@
+"""The contract between a table and whoever sits at it.
+
+Every game engine in club-envs hands an agent a :class:`Decision`: the seat to move, that seat's
+*view* (an engine object built from what the seat may know and nothing else), the legal actions,
+and -- on demand -- the flat observation vector the environments expose. Bots read the view;
+neural policies read the observation. Because both come from the same filtered view, no agent can
+see what its seat could not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+class Decision:
+    """One seat's turn, as that seat sees it.
+
+    The observation vector is built lazily: a random or rule-based agent never pays for it.
+    """
+
+    __slots__ = ("seat", "view", "legal_actions", "_mask_fn", "_mask", "_observation_fn", "_observation")
+
+    def __init__(
+        self,
+        seat: int,
+        view: Any,
+        legal_actions: Sequence[int],
+        observation_fn: Callable[[], np.ndarray],
+        mask_fn: Callable[[], np.ndarray],
+    ) -> None:
+        self.seat = seat
+        self.view = view
+        self.legal_actions = legal_actions
+        self._observation_fn = observation_fn
+        self._observation: np.ndarray | None = None
+        self._mask_fn = mask_fn
+        self._mask: np.ndarray | None = None
+
+    @property
+    def observation(self) -> np.ndarray:
+        if self._observation is None:
+            self._observation = self._observation_fn()
+        return self._observation
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._mask_fn()
+        return self._mask
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        """The PettingZoo-style observation: ``{"observation": ..., "action_mask": ...}``."""
+        return {"observation": self.observation, "action_mask": self.action_mask}
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Plays one seat of one game at a time.
+
+    ``reset`` is called before every game with the seat the agent holds and a seed for its own
+    randomness, so that a seeded game is repeatable whoever plays it.
+    """
+
+    name: str
+
+    def reset(self, seat: int, seed: int | None = None) -> None: ...
+
+    def act(self, decision: Decision) -> int: ...
+
+
+class RandomAgent:
+    """Uniform over the legal actions: the floor every other agent must clear."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions
+        return int(legal[self._rng.integers(len(legal))])
+
+
+class CallableAgent:
+    """Adapts a plain function ``f(observation_dict) -> action`` to the :class:`Agent` protocol.
+
+    The function receives the PettingZoo-style dict with ``observation`` and ``action_mask``, so
+    any policy written for the environments works as an opponent unchanged.
+    """
+
+    def __init__(self, fn: Callable[[dict[str, np.ndarray]], int], name: str | None = None) -> None:
+        self._fn = fn
+        self.name = name or getattr(fn, "__name__", "callable")
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        reset = getattr(self._fn, "reset", None)
+        if callable(reset):
+            reset(seat, seed)
+
+    def act(self, decision: Decision) -> int:
+        return int(self._fn(decision.as_dict()))
+
+
+def as_agent(obj: Any) -> Agent:
+    """Accept an :class:`Agent` or any callable policy; reject anything else with a clear error."""
+    if isinstance(obj, Agent):
+        return obj
+    if callable(obj):
+        return CallableAgent(obj)
+    raise TypeError(
+        f"{obj!r} is not a policy: expected an object with reset(seat, seed) and act(decision), "
+        "or a callable taking {'observation', 'action_mask'} and returning an action"
+    )

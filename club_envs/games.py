@@ -1,0 +1,75 @@
+"""The games club-envs knows, and what every game package provides.
+
+A game package (``club_envs.members_only``, ``club_envs.arkham_decoders``) exports, from its
+``__init__``, the same few names, so that the command-line tools, evaluation and human play work
+on any game without knowing its rules:
+
+``RECORD_NAME``
+    the ``game`` string of its records (``"members_only"``, ``"arkham_decoders_club"``).
+``PLAYER_COUNTS``
+    the supported numbers of players.
+``ROLES``
+    the role names an agent can be assigned to (empty for games without roles).
+``Config``
+    a frozen dataclass of every option that changes play; ``Config(**kwargs)`` validates and
+    raises ``ValueError`` naming the bad option and the allowed values; ``config.to_record()``
+    gives the record's ``config`` object and ``Config.from_record(d)`` reads it back.
+``make_agent(name, config, seed=None) -> Agent``
+    the built-in agents by name (``"random"``, ``"heuristic"``); ``ValueError`` lists the names.
+``play_match(config, agents, seed=None) -> dict``
+    plays one game on the bare engine and returns its record. ``agents`` is a sequence with one
+    :class:`~club_envs.agents.base.Agent` per seat, or a callable ``(seat, role) -> Agent`` for
+    games whose roles are dealt at setup.
+``replay(record) -> dict``
+    re-plays a record on the engine, checks every event and the result, and returns the result;
+    raises :class:`~club_envs.records.RecordError` on the first disagreement.
+``outcomes(record) -> list[SeatOutcome]``
+    one row per seat of a finished record: controller, role, score and win share, the common
+    currency of ``simulate``, ``evaluate`` and ``report``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+_PACKAGES = {
+    "members_only": "club_envs.members_only",
+    "arkham_decoders_club": "club_envs.arkham_decoders",
+}
+_ALIASES = {
+    "members_only": "members_only",
+    "members-only": "members_only",
+    "arkham_decoders": "arkham_decoders_club",
+    "arkham_decoders_club": "arkham_decoders_club",
+    "arkham": "arkham_decoders_club",
+}
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """How one seat fared in one game."""
+
+    seat: int
+    controller: str
+    score: float
+    win: float  # 1 for a sole win, 1/k for a k-way shared win, 0 for a loss
+    role: str | None = None
+
+
+def canonical_name(name: str) -> str:
+    """Map a user's spelling of a game to its record name, or say which names exist."""
+    key = name.strip().lower()
+    if key not in _ALIASES:
+        raise ValueError(f"unknown game {name!r}; expected one of {', '.join(sorted(set(_ALIASES)))}")
+    return _ALIASES[key]
+
+
+def load_game(name: str) -> ModuleType:
+    """The game package for ``name`` (any accepted spelling)."""
+    return importlib.import_module(_PACKAGES[canonical_name(name)])
+
+
+def game_names() -> list[str]:
+    return sorted(_PACKAGES)

@@ -1,0 +1,207 @@
+"""Baseline players: ``random`` and ``heuristic``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from club_envs.agents.base import Decision, RandomAgent
+from club_envs.members_only import actions as A
+from club_envs.members_only.engine import BET, DISCARD, REVEAL, View, chip_multiplier
+from club_envs.members_only.rules import (
+    COPIES_PER_TYPE,
+    NUM_CARD_TYPES,
+    NUM_CATEGORIES,
+    NUM_SPACES,
+    SPACE_IS_AT_MOST,
+    SPACE_THRESHOLD,
+    TRACK_MAX,
+    TRACK_SCORING_MIN,
+    Config,
+)
+
+AGENT_NAMES = ("random", "heuristic")
+_THRESHOLDS = np.array(SPACE_THRESHOLD)
+_AT_MOST = np.array(SPACE_IS_AT_MOST)
+
+
+def track_value(value: np.ndarray | int) -> np.ndarray | float:
+    """What a track position is worth to its owner: its value from 5 up (it counts at the end);
+    below 5 half its value (it may still get there)."""
+    if isinstance(value, np.ndarray):
+        return np.where(value >= TRACK_SCORING_MIN, value, 0.5 * value)
+    return float(value) if value >= TRACK_SCORING_MIN else 0.5 * value
+
+
+class HeuristicAgent:
+    """A sensible Members Only player built on one estimate: the final count of each category.
+
+    **The estimate.** The cards this seat has not seen (the deck minus its hand, its pending or
+    discarded card and the display) are where the other players' hands come from. Every card in
+    another player's hand reaches the display except that player's one discard, so the other
+    players will add ``sum(their hand sizes) - (their number)`` cards; the agent draws that many
+    cards from its unseen cards, ``samples`` times (multivariate hypergeometric), adds the display
+    and its own hand, and cancels NO! pairs: a sample of every category's final count.
+
+    **Bets.** For every empty space and chip it holds, the expected gain is
+    ``P(correct) * (track value after the points - before) - P(wrong) * chip_cost`` where the
+    points are reward x multiplier (x2 on the risk marker in the first round, x3 for the double
+    chip there), the track value counts points from 5 up fully and below 5 by half, and a lost
+    chip costs ``chip_cost`` (0.5 single, 1.0 double). It places the best chip if that gain is
+    positive, otherwise it does not bet.
+
+    **Reveals and discards.** All of its cards reach the display except its one discard, so what
+    matters is which card it keeps back for the discard. For each card type in hand it computes the
+    expected value of its own chips (plus ``rival_weight`` times minus the other players' chips)
+    if that card were the one *not* shown: it discards the card whose absence is best, and reveals
+    the card whose absence would be worst (the card that helps its bets most), keeping the harmful
+    cards for the end.
+    """
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        samples: int = 200,
+        chip_cost: tuple[float, float] = (0.5, 1.0),
+        rival_weight: float = 0.3,
+    ) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.samples = samples
+        self.chip_cost = chip_cost
+        self.rival_weight = rival_weight
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    # ----------------------------------------------------------------- decisions
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions
+        if len(legal) == 1:
+            return int(legal[0])
+        view: View = decision.view
+        if view.phase == BET:
+            return self._bet(view, legal)
+        if view.phase == REVEAL:
+            return A.REVEAL_BASE + self._card_to_show(view)
+        if view.phase == DISCARD:
+            return A.DISCARD_BASE + self._card_to_hold_back(view)
+        return int(legal[0])
+
+    def _bet(self, view: View, legal: list[int]) -> int:
+        counts = final_counts(self._final_card_samples(view))
+        # p_correct[category, space]
+        p_correct = np.where(
+            _AT_MOST[None, None, :],
+            counts[:, :, None] <= _THRESHOLDS[None, None, :],
+            counts[:, :, None] >= _THRESHOLDS[None, None, :],
+        ).mean(axis=0)
+        track = np.array(view.tracks[view.seat], dtype=float)
+        rewards = np.array(view.rewards, dtype=float)
+        risk = view.round == 1
+        best_action, best_gain = A.NO_BET, 0.0
+        for chip in (0, 1):
+            points = rewards[None, :] * chip_multiplier(chip, risk)
+            after = np.minimum(TRACK_MAX, track[:, None] + points)
+            gain = track_value(after) - track_value(track)[:, None]
+            expected = p_correct * gain - (1.0 - p_correct) * self.chip_cost[chip]
+            for action in legal:
+                if action < A.NUM_BETS and action & 1 == chip:
+                    category, space = divmod(action >> 1, NUM_SPACES)
+                    if expected[category, space] > best_gain:
+                        best_gain, best_action = float(expected[category, space]), action
+        return best_action
+
+    def _card_to_show(self, view: View) -> int:
+        values = self._value_without_each_card(view)
+        return min(values, key=values.get)
+
+    def _card_to_hold_back(self, view: View) -> int:
+        values = self._value_without_each_card(view)
+        return max(values, key=values.get)
+
+    # ----------------------------------------------------------------- the estimate
+
+    def _final_card_samples(self, view: View) -> np.ndarray:
+        """``(samples, 10)`` cards of each type in the final display, if every own card is shown:
+        the display + own cards + a random draw of what the other players will show."""
+        own = _own_contribution(view)
+        display = np.array(view.display)
+        unseen = np.array(COPIES_PER_TYPE) - display - own
+        if view.own_discard is not None:
+            unseen[view.own_discard] -= 1
+        others = [s for s in range(view.num_players) if s != view.seat]
+        to_come = sum(view.hand_sizes[s] for s in others) - len(others)
+        shown = display + own
+        if to_come <= 0:
+            return np.repeat(shown[None, :], self.samples, axis=0)
+        draws = self._rng.multivariate_hypergeometric(unseen, to_come, size=self.samples, method="count")
+        return draws + shown[None, :]
+
+    def _value_without_each_card(self, view: View) -> dict[int, float]:
+        """For each card type in hand: the expected worth of the board's chips to this seat if all
+        its cards except one of that type reach the display."""
+        cards = self._final_card_samples(view)
+        chips = _board_chips(view, self.chip_cost, self.rival_weight)
+        values = {}
+        for card in range(NUM_CARD_TYPES):
+            if view.hand[card]:
+                cards[:, card] -= 1
+                values[card] = _board_worth(chips, final_counts(cards))
+                cards[:, card] += 1
+        return values
+
+
+def _board_chips(view: View, chip_cost: tuple[float, float], rival_weight: float):
+    """Every chip on the board as arrays: category, threshold, "or less"?, and what a correct and
+    a wrong result are worth to this seat (own chips count fully, rivals' by -rival_weight)."""
+    category, threshold, at_most, win, lose = [], [], [], [], []
+    for spot, owner, kind, risk in view.bets:
+        c, space = divmod(spot, NUM_SPACES)
+        track = view.tracks[owner][c]
+        points = view.rewards[space] * chip_multiplier(kind, risk)
+        gain = track_value(min(TRACK_MAX, track + points)) - track_value(track)
+        weight = 1.0 if owner == view.seat else -rival_weight
+        category.append(c)
+        threshold.append(SPACE_THRESHOLD[space])
+        at_most.append(SPACE_IS_AT_MOST[space])
+        win.append(weight * gain)
+        lose.append(-weight * chip_cost[kind])
+    return (np.array(category, dtype=int), np.array(threshold), np.array(at_most, dtype=bool),
+            np.array(win), np.array(lose))
+
+
+def _board_worth(chips, counts: np.ndarray) -> float:
+    """Expected worth of the chips given samples of the final counts ``(samples, 5)``."""
+    category, threshold, at_most, win, lose = chips
+    if len(category) == 0:
+        return 0.0
+    count = counts[:, category]  # (samples, chips)
+    correct = np.where(at_most, count <= threshold, count >= threshold)
+    p = correct.mean(axis=0)
+    return float((p * win + (1.0 - p) * lose).sum())
+
+
+def final_counts(cards: np.ndarray) -> np.ndarray:
+    """Category counts from cards per type (last axis): normal minus NO!, never below 0."""
+    return np.maximum(0, cards[..., :NUM_CATEGORIES] - cards[..., NUM_CATEGORIES:])
+
+
+def _own_contribution(view: View) -> np.ndarray:
+    """Own cards still to reach the display: the hand plus a card picked for a reveal."""
+    own = np.array(view.hand)
+    if view.pending_reveal is not None:
+        own[view.pending_reveal] += 1
+    return own
+
+
+def make_agent(name: str, config: Config | None = None, seed: int | None = None):
+    """A built-in agent by name: ``"random"`` or ``"heuristic"``."""
+    key = name.strip().lower()
+    if key == "random":
+        return RandomAgent(seed)
+    if key == "heuristic":
+        return HeuristicAgent(seed)
+    raise ValueError(f"unknown agent {name!r} for members_only; expected one of {', '.join(AGENT_NAMES)}")

@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 train: $(STAMP)
-	$(VENV)/bin/club-envs simulate members_only --players 4 --games 20 --agents heuristic,random,random,random --seed 1 --out runs/demo
+	$(VENV)/bin/club-envs train configs/members_only_4p.yaml
 
 test: $(STAMP)
 	$(PY) -m pytest

@@ -1,0 +1,124 @@
+"""Agents by name: built-in bots, shipped trained agents, and policy files or run folders.
+
+``load(name)`` is how every tool turns a user's word into an :class:`~club_envs.agents.base.Agent`:
+
+* ``random``, ``heuristic`` -- the game's own bots (these need the game and its config);
+* a shipped agent's name (``members_only``, ``arkham_team``, ``arkham_black_man``,
+  ``arkham_decoders``; see ``shipped_names()``), read from ``club_envs/agents/shipped/``;
+* a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
+  (a checkpoint such as ``runs/<run>/best``), or a run folder (its ``best`` is used).
+
+Policy files are read with ``torch.load(weights_only=True)``: loading never runs code from a file.
+A suffix ``:greedy`` (``members_only:greedy``) makes a trained agent always take its most probable
+action, ``:sample`` makes it sample from its action distribution; without one, the policy file's
+own default applies (its model card says which).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from club_envs.agents.base import Agent
+from club_envs.agents.policy import PolicyAgent, RoleDispatchAgent
+
+SHIPPED_DIR = Path(__file__).parent / "shipped"
+BOTS = ("random", "heuristic")
+# A shipped name -> (game, {role or "*" -> policy file in SHIPPED_DIR})
+SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
+    "members_only": ("members_only", {"*": "members_only.pt"}),
+    "arkham_team": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
+                                              "investigator": "arkham_team.pt"}),
+    "arkham_black_man": ("arkham_decoders_club", {"black_man": "arkham_black_man.pt"}),
+    "arkham_decoders": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
+                                                 "investigator": "arkham_team.pt", "black_man": "arkham_black_man.pt"}),
+}
+_SIDE_FILES = {"team": ("leader", "member", "investigator"), "black_man": ("black_man",)}
+
+
+def shipped_names() -> list[str]:
+    """Shipped agents whose weight files are present in this installation."""
+    return [n for n, (_, files) in SHIPPED.items() if all((SHIPPED_DIR / f).is_file() for f in files.values())]
+
+
+def is_known(name: str) -> bool:
+    base = name.split(":")[0]
+    return base in BOTS or base in SHIPPED or Path(base).exists()
+
+
+def load(name: str, game: Any = None, config: Any = None, seed: int | None = None) -> Agent:
+    """An agent for ``name`` (see the module docstring). ``game``/``config`` are needed for bots.
+
+    Raises ``ValueError`` listing the accepted names when ``name`` is none of them.
+    """
+    base, _, flag = name.partition(":")
+    if flag not in ("", "greedy", "sample"):
+        raise ValueError(f"unknown agent option {flag!r} in {name!r}; expected ':greedy' or ':sample'")
+    deterministic = {"greedy": True, "sample": False}.get(flag)  # None: the policy file's own default
+    if base in BOTS:
+        if game is None:
+            raise ValueError(f"agent {base!r} is a built-in bot: say which game it plays")
+        return game.make_agent(base, config if config is not None else game.Config(), seed=seed)
+    if base in SHIPPED:
+        game_name, files = SHIPPED[base]
+        if game is not None and getattr(game, "RECORD_NAME", game_name) != game_name:
+            raise ValueError(f"shipped agent {base!r} plays {game_name}, not {game.RECORD_NAME}")
+        missing = [f for f in set(files.values()) if not (SHIPPED_DIR / f).is_file()]
+        if missing:
+            raise ValueError(f"shipped agent {base!r} is not installed (missing {', '.join(missing)})")
+        return _from_files({role: SHIPPED_DIR / f for role, f in files.items()}, name, deterministic, seed)
+    path = Path(base)
+    if path.exists():
+        return _from_path(path, name, deterministic, seed)
+    known = ", ".join([*BOTS, *shipped_names()])
+    raise ValueError(f"unknown agent {name!r}; expected one of {known}, a policy file (*.pt) or a run folder")
+
+
+def _from_files(files: dict[str, Path], name: str, deterministic: bool | None, seed: int | None) -> Agent:
+    if set(files) == {"*"}:
+        return PolicyAgent.from_file(files["*"], name=name, deterministic=deterministic, seed=seed)
+    loaded: dict[Path, PolicyAgent] = {}
+    by_role = {}
+    for role, f in files.items():
+        if f not in loaded:
+            loaded[f] = PolicyAgent.from_file(f, name=name, deterministic=deterministic, seed=seed)
+        by_role[role] = loaded[f]
+    return RoleDispatchAgent(by_role, name=name)
+
+
+def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | None) -> Agent:
+    if path.is_file():
+        roles = _file_roles(path)
+        if roles is None:
+            return PolicyAgent.from_file(path, name=name, deterministic=deterministic, seed=seed)
+        return _from_files({r: path for r in roles}, name, deterministic, seed)
+    if (path / "best").is_dir():
+        path = path / "best"
+    if (path / "policy.pt").is_file():
+        return PolicyAgent.from_file(path / "policy.pt", name=name, deterministic=deterministic, seed=seed)
+    files = {}
+    for side, roles in _SIDE_FILES.items():
+        if (path / f"{side}.pt").is_file():
+            files.update({r: path / f"{side}.pt" for r in roles})
+    if not files:
+        raise ValueError(f"{path} holds no policy file (policy.pt, team.pt or black_man.pt)")
+    return _from_files(files, name, deterministic, seed)
+
+
+def _file_roles(path: Path) -> list[str] | None:
+    """The roles a policy file says it plays (None: any seat), from its metadata."""
+    from club_envs.agents.policy import load_policy_file
+
+    _, meta = load_policy_file(path)
+    roles = meta.get("roles")
+    return list(roles) if roles else None
+
+
+def model_card(name: str) -> dict[str, Any] | None:
+    """The shipped agent's model card metadata (``<file>.json``), if present."""
+    if name not in SHIPPED:
+        return None
+    first = next(iter(SHIPPED[name][1].values()))
+    card = SHIPPED_DIR / first.replace(".pt", ".json")
+    return json.loads(card.read_text()) if card.is_file() else None

@@ -1,0 +1,72 @@
+"""``club-envs evaluate``: play many games between agents and report each one's strength.
+
+Agents are bots (``random``, ``heuristic``), shipped trained agents (``members_only``,
+``arkham_team``, ...), policy files or run folders (``runs/<run>/best``). Seats rotate from game to
+game; the summary gives, per agent (and per role for Arkham), the mean score and the win share
+with its 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from club_envs.agents.lineup import Lineup
+from club_envs.agents.registry import load as load_agent
+from club_envs.evaluation import format_table, play_series, play_series_parallel
+from club_envs.games import game_names, load_game
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("evaluate", help="measure agents against each other (seats rotated)")
+    p.add_argument("game", help=f"one of {', '.join(game_names())} (or arkham_decoders)")
+    p.add_argument("--players", type=int, required=True, help="number of players")
+    p.add_argument("--agents", required=True,
+                   help="one agent per seat (a,b,c,d), one for every seat, or role=agent pairs; an agent is "
+                        "random, heuristic, a shipped name, a policy file or a run folder")
+    p.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the series (default 0)")
+    p.add_argument("--records", type=Path, default=None, help="folder to save every game's record in")
+    p.add_argument("--json", type=Path, default=None, help="write the summary as JSON to this file")
+    p.add_argument("--workers", type=int, default=1, help="processes to play in (default 1); same games, same totals")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def check_players(game, players: int) -> None:
+    if players not in game.PLAYER_COUNTS:
+        raise ValueError(
+            f"{game.RECORD_NAME} takes {', '.join(map(str, game.PLAYER_COUNTS))} players, not {players}"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    game = load_game(args.game)
+    check_players(game, args.players)
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    config = game.Config(num_players=args.players)
+    lineup = Lineup.parse(args.agents, game, args.players)
+    for name in lineup.names():  # an unknown or unreadable agent fails before the first game
+        load_agent(name, game=game, config=config)
+    seat_agents = list(lineup.per_seat) if lineup.per_seat else None
+    role_agents = dict(lineup.per_role) if lineup.per_role else None
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    if args.workers > 1:
+        result = play_series_parallel(game, config, seat_agents, role_agents, games=args.games, seed=args.seed,
+                                      records_dir=args.records, workers=args.workers)
+    else:
+        result = play_series(game, config, seat_agents=seat_agents, role_agents=role_agents, games=args.games,
+                             seed=args.seed, records_dir=args.records, progress=not args.no_progress)
+    print(format_table(result))
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        summary = {"game": game.RECORD_NAME, "players": args.players, "agents_arg": args.agents,
+                   "seed": args.seed, **result.as_json()}
+        args.json.write_text(json.dumps(summary, indent=2))
+        print(f"summary written to {args.json}")
+    if args.records is not None:
+        print(f"{args.games} records written to {args.records}")
+    return 0

@@ -1,0 +1,93 @@
+"""Training configs are checked against the schema before any training starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from training import config as configs
+from training.config import ConfigFileError
+
+CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
+
+
+def minimal(**sections):
+    cfg = {"game": {"name": "members_only", "num_players": 4}}
+    cfg.update(sections)
+    return cfg
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_every_shipped_config_is_valid(path):
+    cfg = configs.load(path)
+    assert cfg["algorithm"]["name"] == "MaskablePPO"
+    assert set(cfg["game"]["num_players"]) <= set(configs.GAMES[cfg["game"]["name"]])
+
+
+def test_defaults_fill_what_a_config_leaves_out():
+    cfg = configs.validate(minimal())
+    assert cfg["game"]["num_players"] == [4]
+    assert cfg["selfplay"]["scheme"] == configs.DEFAULTS["selfplay"]["scheme"]
+    assert cfg["algorithm"]["learning_rate"] == configs.DEFAULTS["algorithm"]["learning_rate"]
+
+
+def test_seven_players_for_members_only_names_the_key_and_allowed_counts():
+    with pytest.raises(ConfigFileError, match=r"game\.num_players: 7 is not allowed; allowed values: 3, 4, 5"):
+        configs.validate({"game": {"name": "members_only", "num_players": 7}})
+
+
+def test_three_players_for_arkham_names_its_own_allowed_counts():
+    with pytest.raises(ConfigFileError, match=r"game\.num_players\[0\]: 3 is not allowed; allowed values: 4, 5, 6"):
+        configs.validate({"game": {"name": "arkham_decoders", "num_players": [3, 5]}})
+
+
+def test_unknown_key_lists_the_allowed_keys():
+    with pytest.raises(ConfigFileError, match=r"algorithm: unknown key 'lr'; allowed keys: batch_size, .*learning_rate"):
+        configs.validate(minimal(algorithm={"lr": 0.1}))
+
+
+def test_unknown_top_level_section_lists_the_sections():
+    with pytest.raises(ConfigFileError, match=r"unknown key 'optimiser'; allowed keys: algorithm, budget"):
+        configs.validate(minimal(optimiser={}))
+
+
+def test_wrong_type_names_the_key_and_the_expected_type():
+    with pytest.raises(ConfigFileError, match=r"envs\.subprocess: 'yes' has the wrong type; expected boolean"):
+        configs.validate(minimal(envs={"subprocess": "yes"}))
+
+
+def test_unknown_sampling_scheme_lists_the_schemes():
+    with pytest.raises(ConfigFileError, match=r"selfplay\.scheme: 'best' is not allowed; allowed values: latest, uniform, recent, loss"):
+        configs.validate(minimal(selfplay={"scheme": "best"}))
+
+
+def test_batch_larger_than_a_rollout_is_refused():
+    with pytest.raises(ConfigFileError, match=r"algorithm\.batch_size: 4096 is larger than one rollout"):
+        configs.validate(minimal(algorithm={"n_steps": 64, "batch_size": 4096}, envs={"n_envs": 2}))
+
+
+def test_missing_game_is_reported():
+    with pytest.raises(ConfigFileError, match="'game' is a required property"):
+        configs.validate({"seed": 1})
+
+
+def test_bad_rule_option_stops_the_run_before_a_run_folder_exists(tmp_path):
+    from training.train import run
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("game: {name: arkham_decoders, num_players: 5, options: {reward_mode: money}}\n")
+    with pytest.raises(ConfigFileError, match=r"game\.options: .*reward_mode"):
+        run(path, runs_dir=tmp_path / "runs", progress=False)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_cli_reports_a_bad_config_in_one_line_and_exits_2(tmp_path, capsys):
+    from club_envs.cli import main
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("game: {name: members_only, num_players: 7}\n")
+    assert main(["train", str(path), "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "game.num_players: 7 is not allowed; allowed values: 3, 4, 5" in err
+    assert not (tmp_path / "runs").exists()

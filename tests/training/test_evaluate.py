@@ -1,0 +1,118 @@
+"""evaluate and league: statistics on agents whose strength is known, seat rotation, outputs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from club_envs.agents.base import RandomAgent
+from club_envs.cli import main
+from club_envs.evaluation import play_series
+from club_envs.games import load_game
+
+
+def test_heuristic_wins_clearly_more_than_its_share_against_random_bots():
+    game = load_game("members_only")
+    result = play_series(game, game.Config(num_players=4), seat_agents=["heuristic", "random", "random", "random"],
+                         games=30, seed=1)
+    heuristic = result.by_agent["heuristic"]
+    lo, hi = heuristic.interval
+    assert heuristic.seats == 30 and lo > 0.25  # a quarter is what seat luck alone would give
+    assert result.by_agent["random"].seats == 90
+    assert heuristic.mean_score > result.by_agent["random"].mean_score
+
+
+def test_equal_agents_share_the_wins_evenly_within_the_interval():
+    game = load_game("members_only")
+    result = play_series(game, game.Config(num_players=3), seat_agents=["random"] * 3, games=150, seed=2)
+    tally = result.by_agent["random"]
+    lo, hi = tally.interval
+    assert tally.seats == 450 and lo < 1 / 3 < hi
+
+
+def test_seats_rotate_so_every_agent_sits_everywhere_equally():
+    game = load_game("members_only")
+
+    def make(name, seed):
+        agent = RandomAgent(seed)
+        agent.name = name
+        return agent
+
+    result = play_series(game, game.Config(num_players=4), seat_agents=["a", "b", "c", "d"], games=8, seed=3,
+                         make=make, keep_records=True)
+    seats_of_a = [next(s["seat"] for s in r["seats"] if s["controller"] == "a") for r in result.records]
+    assert seats_of_a == [0, 3, 2, 1, 0, 3, 2, 1]
+    assert all(t.seats == 8 for t in result.by_agent.values())
+
+
+def test_arkham_per_role_figures_show_the_heuristic_team_beats_a_random_one():
+    game = load_game("arkham")
+    config = game.Config(num_players=5)
+    heuristic = play_series(game, config, role_agents={"leader": "heuristic", "member": "heuristic",
+                                                       "investigator": "heuristic", "black_man": "random"},
+                            games=150, seed=4)
+    random_team = play_series(game, config, role_agents={"leader": "random", "member": "random",
+                                                         "investigator": "random", "black_man": "random"},
+                              games=150, seed=4)
+    h_lo, _ = heuristic.by_role[("heuristic", "leader")].interval
+    _, r_hi = random_team.by_role[("random", "leader")].interval
+    assert h_lo > r_hi
+    assert {role for (_, role) in heuristic.by_role} == {"leader", "member", "investigator", "black_man"}
+    # a team wins or loses together: the Black Man's win share is the team's complement
+    assert heuristic.by_role[("random", "black_man")].win_share == pytest.approx(
+        1 - heuristic.by_role[("heuristic", "leader")].win_share)
+
+
+def test_evaluate_cli_writes_json_and_records(tmp_path, capsys):
+    out, records = tmp_path / "summary.json", tmp_path / "records"
+    code = main(["evaluate", "arkham_decoders", "--players", "4", "--agents", "heuristic,random,random,random",
+                 "--games", "5", "--seed", "1", "--json", str(out), "--records", str(records), "--no-progress"])
+    assert code == 0
+    summary = json.loads(out.read_text())
+    assert summary["games"] == 5 and {a["agent"] for a in summary["agents"]} == {"heuristic", "random"}
+    row = next(a for a in summary["agents"] if a["agent"] == "heuristic")
+    assert row["seats"] == 5 and len(row["win_share_95ci"]) == 2
+    assert any(r["role"] == "black_man" for r in summary["roles"])
+    assert len(list(records.glob("*.json"))) == 5
+    assert "95% interval" in capsys.readouterr().out
+
+
+def test_evaluate_cli_rejects_an_unknown_agent_naming_the_choices(capsys):
+    assert main(["evaluate", "members_only", "--players", "4", "--agents", "grandmaster", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown agent 'grandmaster'" in err and "random, heuristic" in err
+
+
+def test_evaluate_cli_rejects_a_player_count_naming_the_allowed_ones(capsys):
+    assert main(["evaluate", "members_only", "--players", "7", "--agents", "random", "--games", "2"]) == 2
+    assert "takes 3, 4, 5 players, not 7" in capsys.readouterr().err
+
+
+def test_league_rates_the_heuristic_above_random(tmp_path, capsys):
+    out = tmp_path / "league.json"
+    assert main(["league", "arkham", "--players", "5", "--agents", "random,heuristic", "--games", "60",
+                 "--json", str(out), "--no-progress"]) == 0
+    table = json.loads(out.read_text())["ratings"]
+    assert [row["agent"] for row in table] == ["heuristic", "random"]
+    assert table[0]["mu"] > table[1]["mu"]
+
+
+def test_members_only_league_plays_every_group_of_players(tmp_path):
+    out = tmp_path / "league.json"
+    assert main(["league", "members_only", "--players", "3", "--agents", "random,heuristic", "--games", "4",
+                 "--json", str(out), "--no-progress"]) == 0
+    table = {row["agent"]: row for row in json.loads(out.read_text())["ratings"]}
+    assert table["heuristic"]["mu"] > table["random"]["mu"]
+    assert table["heuristic"]["seats"] + table["random"]["seats"] == 12
+
+
+def test_a_series_split_over_worker_processes_gives_the_same_totals():
+    from club_envs.evaluation import play_series_parallel
+
+    game = load_game("arkham")
+    config = game.Config(num_players=4)
+    lineup = ["heuristic", "random", "random", "random"]
+    serial = play_series(game, config, seat_agents=lineup, games=12, seed=5)
+    parallel = play_series_parallel(game, config, seat_agents=lineup, games=12, seed=5, workers=2)
+    assert parallel.as_json() == serial.as_json()

@@ -1,0 +1,44 @@
+"""The warm start: the learner imitates a bot's recorded decisions before self-play."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+
+from training import config as configs
+from training import games
+from training.pretrain import collect, imitate
+
+
+def arkham_cfg(n_games: int) -> dict:
+    return configs.validate({"game": {"name": "arkham_decoders", "num_players": [5]},
+                             "network": {"hidden": [64]},
+                             "pretrain": {"games": n_games, "epochs": 8, "learning_rate": 3e-3}})
+
+
+def test_collected_decisions_are_legal_and_only_from_the_sides_roles():
+    cfg = arkham_cfg(10)
+    obs, masks, actions, outcomes = collect(cfg, "black_man", 6, seed=1)
+    assert len(obs) == len(masks) == len(actions) == len(outcomes) > 10
+    assert masks[np.arange(len(actions)), actions].all()  # the bot only ever took legal actions
+    assert set(np.unique(outcomes)) <= {-1.0, 1.0}
+    # the Black Man only votes: agree (25) or oppose (26)
+    assert set(np.unique(actions)) <= {25, 26}
+
+
+def test_imitation_makes_the_learner_agree_with_the_bot():
+    torch.manual_seed(0)
+    cfg = arkham_cfg(20)
+    env = games.make_view(cfg, 5, "leader")
+    model = MaskablePPO("MlpPolicy", env, device="cpu", seed=0,
+                        policy_kwargs={"net_arch": {"pi": [64], "vf": [64]}})
+    obs, masks, actions, _ = collect(cfg, "team", 8, seed=9)  # held-out games
+    def agreement():
+        with torch.no_grad():
+            dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+            return float((dist.distribution.probs.argmax(dim=1).numpy() == actions).mean())
+    before = agreement()
+    figures = imitate(model, cfg, "team", seed=2, log=lambda message: None)
+    assert figures["pretrain/agreement"] > 0.6
+    assert agreement() > before + 0.1

@@ -18,6 +18,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from training.rllib_backend.options import BACKENDS, RLLIB_SCHEMA
+
 GAMES = {"members_only": (3, 4, 5), "arkham_decoders": (4, 5, 6)}
 SIDES = {"members_only": ("player",), "arkham_decoders": ("team", "black_man")}
 SCHEMES = ("latest", "uniform", "recent", "loss")
@@ -152,6 +154,8 @@ SCHEMA: dict[str, Any] = {
             "checkpoint": _section({"every": _POSITIVE_INT}),
             "budget": _section({"total_steps": _POSITIVE_INT}),
             "seed": {"type": "integer", "minimum": 0},
+            "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: training/rllib_backend
+            "rllib": RLLIB_SCHEMA,
         },
         required=("game",),
     ),
@@ -223,7 +227,7 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     """Rules a schema cannot express: sizes that must fit together."""
     algo, envs = config["algorithm"], config["envs"]
     rollout = algo["n_steps"] * envs["n_envs"]
-    if algo["batch_size"] > rollout:
+    if config.get("backend", "sb3") == "sb3" and algo["batch_size"] > rollout:
         raise ConfigFileError(
             f"{source}: algorithm.batch_size: {algo['batch_size']} is larger than one rollout "
             f"(n_steps {algo['n_steps']} x n_envs {envs['n_envs']} = {rollout}); allowed values: 2..{rollout}"

@@ -101,6 +101,10 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     else:
         cfg = configs.load(config_path)
         state = {}
+    if cfg.get("backend") == "rllib":  # the same config on Ray RLlib: training/rllib_backend
+        from training.rllib_backend.run import run as run_rllib
+
+        return run_rllib(config_path, resume=resume, runs_dir=runs_dir, progress=progress)
     games.check_options(cfg)  # rule options: the game's own validation, still before training
     game_name, sides = cfg["game"]["name"], configs.SIDES[cfg["game"]["name"]]
     algo, sp, ev = cfg["algorithm"], cfg["selfplay"], cfg["evaluation"]

@@ -48,7 +48,7 @@ def test_unknown_key_lists_the_allowed_keys():
 
 
 def test_unknown_top_level_section_lists_the_sections():
-    with pytest.raises(ConfigFileError, match=r"unknown key 'optimiser'; allowed keys: algorithm, budget"):
+    with pytest.raises(ConfigFileError, match=r"unknown key 'optimiser'; allowed keys: algorithm, backend, budget"):
         configs.validate(minimal(optimiser={}))
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from club_envs.agents.base import Agent
+from club_envs.agents.base import Agent, as_agent
 
 
 @dataclass(frozen=True)
@@ -18,33 +18,30 @@ class Lineup:
     per_role: Mapping[str, str] | None = None
 
     @classmethod
-    def parse(cls, text: str, game: ModuleType, num_players: int) -> Lineup:
-        items = [item.strip() for item in text.split(",") if item.strip()]
+    def parse(cls, text: str | Sequence[str], game: ModuleType, num_players: int, seats: int | None = None,
+              option: str = "--agents", every_role: bool = True) -> Lineup:
+        """Read a comma-separated lineup for ``seats`` seats (default: every seat of the table).
+
+        With ``role=name`` pairs every role must be named, unless ``every_role`` is false (a
+        table with a human seat checks only the roles its agents are dealt, once they are).
+        """
+        items = [item.strip() for item in (text.split(",") if isinstance(text, str) else text) if item.strip()]
+        seats = num_players if seats is None else seats
         if not items:
-            raise ValueError("--agents is empty; give one agent name, one per seat, or role=name pairs")
+            raise ValueError(f"{option} is empty; give one agent name, one per seat, or role=name pairs")
         if any("=" in item for item in items):
-            roles = tuple(game.ROLES)
-            if not roles:
-                raise ValueError(f"{game.RECORD_NAME} has no roles; give agent names without '='")
-            per_role: dict[str, str] = {}
-            for item in items:
-                role, _, name = item.partition("=")
-                role, name = role.strip(), name.strip()
-                if role not in roles:
-                    raise ValueError(f"unknown role {role!r} in --agents; expected one of {', '.join(roles)}")
-                if not name:
-                    raise ValueError(f"role {role!r} in --agents has no agent name")
-                per_role[role] = name
-            missing = [r for r in roles if r not in per_role]
-            if missing:
-                raise ValueError(f"--agents names no agent for role(s) {', '.join(missing)}")
+            per_role = _parse_roles(items, game, option)
+            missing = [r for r in game.ROLES if r not in per_role]
+            if every_role and missing:
+                raise ValueError(f"{option} names no agent for role(s) {', '.join(missing)}")
             return cls(per_role=per_role)
         if len(items) == 1:
-            return cls(per_seat=tuple(items * num_players))
-        if len(items) != num_players:
+            return cls(per_seat=tuple(items * seats))
+        if len(items) != seats:
             raise ValueError(
-                f"--agents lists {len(items)} agents for {num_players} players; "
-                f"give one name for every seat or exactly {num_players}"
+                f"{option} lists {len(items)} agents for {seats} "
+                f"{'players' if seats == num_players else 'other seats'}; "
+                f"give one name for every seat or exactly {seats}"
             )
         return cls(per_seat=tuple(items))
 
@@ -61,6 +58,26 @@ class Lineup:
         return lambda seat, role: make(per_role[role], seat)
 
 
+def _parse_roles(items: list[str], game: ModuleType, option: str) -> dict[str, str]:
+    roles = tuple(game.ROLES)
+    if not roles:
+        raise ValueError(f"{game.RECORD_NAME} has no roles; give agent names without '='")
+    per_role: dict[str, str] = {}
+    for item in items:
+        role, _, name = (part.strip() for part in item.partition("="))
+        if role not in roles:
+            raise ValueError(f"unknown role {role!r} in {option}; expected one of {', '.join(roles)}")
+        if not name:
+            raise ValueError(f"role {role!r} in {option} has no agent name")
+        per_role[role] = name
+    return per_role
+
+
 def make_agent(game: ModuleType, name: str, config: Any, seed: int | None = None) -> Agent:
-    """Any agent by name: a game's built-in bot (``random``, ``heuristic``)."""
-    return game.make_agent(name, config, seed=seed)
+    """Any agent by name: a built-in bot, a shipped agent, a policy file or a run folder.
+
+    ``ValueError`` lists the accepted names.
+    """
+    from club_envs.agents import registry
+
+    return as_agent(registry.load(name, game=game, config=config, seed=seed))

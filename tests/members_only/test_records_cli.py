@@ -100,7 +100,7 @@ def test_simulate_same_seed_writes_the_same_records(tmp_path):
     [
         (["--players", "6"], "members_only takes 3, 4, 5 players, not 6"),
         (["--players", "4", "--agents", "random,random"], "--agents lists 2 agents for 4 players"),
-        (["--players", "4", "--agents", "genius"], "unknown agent 'genius' for members_only; expected one of random, heuristic"),
+        (["--players", "4", "--agents", "genius"], "unknown agent 'genius'; expected one of random, heuristic"),
     ],
 )
 def test_simulate_rejects_bad_input_with_a_clear_message_and_exit_2(args, message, capsys, tmp_path):
@@ -136,3 +136,14 @@ def test_replay_rejects_a_first_heat_not_started_by_seat_0():
     bad["events"][0]["start_player"] = 2
     with pytest.raises(RecordError, match="started by seat 0"):
         replay(bad)
+
+
+def test_simulate_seats_a_shipped_trained_agent(tmp_path, capsys):
+    code = main(["simulate", "members_only", "--players", "3", "--games", "2", "--agents", "members_only,random,random",
+                 "--seed", "4", "--out", str(tmp_path), "--no-progress"])
+    assert code == 0
+    written = sorted(tmp_path.glob("*.json"))
+    assert len(written) == 2
+    record = records.load(written[0])
+    assert [s["controller"] for s in record["seats"]] == ["members_only", "random", "random"]
+    assert records.replay(record) == record["result"]

@@ -125,23 +125,10 @@ def members_only_env() -> AECEnv:
 
 
 def members_only_raw(seconds: float) -> float:
-    """Raw engine: decisions/s with legal-action lists, no observations."""
     from club_envs.members_only.engine import State
     from club_envs.members_only.rules import Config
 
-    config = Config(num_players=4)
-    rng = random.Random(0)
-    decisions = games = 0
-    start = time.perf_counter()
-    cpu_start = time.process_time()
-    while time.perf_counter() - start < seconds:
-        state = State(config, seed=games)
-        while not state.is_over:
-            legal = state.legal_actions()
-            state.apply_action(legal[rng.randrange(len(legal))])
-            decisions += 1
-        games += 1
-    return decisions / (time.process_time() - cpu_start)
+    return raw_engine_rate(State, Config(num_players=4), seconds)
 
 
 def arkham_decoders_env() -> AECEnv:
@@ -151,17 +138,20 @@ def arkham_decoders_env() -> AECEnv:
 
 
 def arkham_decoders_raw(seconds: float) -> float:
-    """Raw engine: decisions/s with legal-action lists, no observations."""
     from club_envs.arkham_decoders.engine import State
     from club_envs.arkham_decoders.rules import Config
 
-    config = Config(num_players=5)
+    return raw_engine_rate(State, Config(num_players=5), seconds)
+
+
+def raw_engine_rate(state_class, config, seconds: float) -> float:
+    """Raw engine: decisions per CPU-second with legal-action lists, no observations."""
     rng = random.Random(0)
     decisions = games = 0
     start = time.perf_counter()
     cpu_start = time.process_time()
     while time.perf_counter() - start < seconds:
-        state = State(config, seed=games)
+        state = state_class(config, seed=games)
         while not state.is_over:
             legal = state.legal_actions()
             state.apply_action(legal[rng.randrange(len(legal))])

@@ -7,3 +7,10 @@ class IllegalActionError(ValueError):
 
 class ConfigError(ValueError):
     """An option value outside what the game allows; the message names the allowed values."""
+
+
+def check_choice(option: str, value: object, allowed: tuple) -> None:
+    """Raise :class:`ConfigError` naming ``option``, its bad ``value`` and the allowed values."""
+    if value not in allowed:
+        names = ", ".join("None" if a is None else str(a) for a in allowed)
+        raise ConfigError(f"{option}={value!r} is not allowed; expected one of {names}")

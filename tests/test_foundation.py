@@ -127,3 +127,11 @@ def test_as_agent_rejects_non_policies():
 def test_cli_unknown_game_exits_2_with_message(capsys):
     assert main(["simulate", "chess", "--players", "4"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err
+
+
+def test_check_choice_names_option_value_and_allowed_values():
+    from club_envs.errors import ConfigError, check_choice
+
+    check_choice("render_mode", None, (None, "ansi", "human"))
+    with pytest.raises(ConfigError, match=r"render_mode='rgb' is not allowed; expected one of None, ansi, human"):
+        check_choice("render_mode", "rgb", (None, "ansi", "human"))

@@ -90,7 +90,7 @@ from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer, global_size, global_state
 from club_envs.arkham_decoders.render import render_text
 from club_envs.arkham_decoders.rules import Config
-from club_envs.errors import ConfigError, IllegalActionError
+from club_envs.errors import ConfigError, IllegalActionError, check_choice
 
 REWARD_MODES = ("win", "san")
 ILLEGAL_MODES = ("penalize", "raise")
@@ -138,12 +138,9 @@ class raw_env(AECEnv, EzPickle):
             roles=tuple(roles) if roles is not None else None,
             insanity_penalty=insanity_penalty,
         )
-        if reward_mode not in REWARD_MODES:
-            raise ConfigError(f"reward_mode={reward_mode!r}; expected one of {', '.join(REWARD_MODES)}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ConfigError(f"illegal_action={illegal_action!r}; expected one of {', '.join(ILLEGAL_MODES)}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode={render_mode!r}; expected one of ansi, human, or None")
+        check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
+        check_choice("illegal_action", illegal_action, tuple(ILLEGAL_MODES))
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.num_players = self.config.num_players
         self.reward_mode = reward_mode
         self.illegal_action = illegal_action

@@ -44,7 +44,7 @@ from club_envs.arkham_decoders.env import ILLEGAL_MODES, REWARD_MODES, team_rewa
 from club_envs.arkham_decoders.observer import Observer
 from club_envs.arkham_decoders.render import render_text
 from club_envs.arkham_decoders.rules import ROLES, Config
-from club_envs.errors import ConfigError, IllegalActionError
+from club_envs.errors import ConfigError, IllegalActionError, check_choice
 
 LEARNER_ROLES = ROLES + ("any",)
 MAX_DEALS = 100
@@ -72,14 +72,10 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
             roles=tuple(roles) if roles is not None else None,
             insanity_penalty=insanity_penalty,
         )
-        if role not in LEARNER_ROLES:
-            raise ConfigError(f"role={role!r}; expected one of {', '.join(LEARNER_ROLES)}")
-        if reward_mode not in REWARD_MODES:
-            raise ConfigError(f"reward_mode={reward_mode!r}; expected one of {', '.join(REWARD_MODES)}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ConfigError(f"illegal_action={illegal_action!r}; expected one of {', '.join(ILLEGAL_MODES)}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode={render_mode!r}; expected one of ansi, human, or None")
+        check_choice("role", role, tuple(LEARNER_ROLES))
+        check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
+        check_choice("illegal_action", illegal_action, tuple(ILLEGAL_MODES))
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.num_players = self.config.num_players
         self.role = role
         self.reward_mode = reward_mode

@@ -72,7 +72,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from club_envs.errors import ConfigError, IllegalActionError
+from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import GLOBAL_SIZE, SIZE, Observer, global_state
@@ -137,14 +137,9 @@ class raw_env(AECEnv, EzPickle):
         self.config = Config(
             num_players=num_players, rewards=rewards, max_heats=max_heats, random_start_player=random_start_player
         )
-        if reward_mode not in REWARD_MODES:
-            raise ConfigError(f"reward_mode={reward_mode!r} is not a reward mode; expected one of {', '.join(REWARD_MODES)}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ConfigError(
-                f"illegal_action={illegal_action!r}: expected one of {', '.join(ILLEGAL_ACTION_MODES)}"
-            )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode={render_mode!r}: expected None or one of {', '.join(self.metadata['render_modes'])}")
+        check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
+        check_choice("illegal_action", illegal_action, tuple(ILLEGAL_ACTION_MODES))
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.reward_mode = reward_mode
         self.heat_shaping = float(heat_shaping)
         self.illegal_action = illegal_action

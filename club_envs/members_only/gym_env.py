@@ -35,7 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from club_envs.agents.base import Agent, Decision, as_agent
-from club_envs.errors import ConfigError, IllegalActionError
+from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.bots import make_agent
 from club_envs.members_only.engine import State
@@ -73,12 +73,9 @@ class MembersOnlyGymEnv(gymnasium.Env):
         n = self.num_players = self.config.num_players
         if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n)):
             raise ConfigError(f"seat={seat!r}: expected a seat 0..{n - 1} or 'random'")
-        if reward_mode not in REWARD_MODES:
-            raise ConfigError(f"reward_mode={reward_mode!r} is not a reward mode; expected one of {', '.join(REWARD_MODES)}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ConfigError(f"illegal_action={illegal_action!r}: expected one of {', '.join(ILLEGAL_ACTION_MODES)}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode={render_mode!r}: expected None or one of {', '.join(self.metadata['render_modes'])}")
+        check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
+        check_choice("illegal_action", illegal_action, tuple(ILLEGAL_ACTION_MODES))
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.seat_option = seat
         self.reward_mode = reward_mode
         self.heat_shaping = float(heat_shaping)

@@ -183,7 +183,7 @@ def test_max_heats_is_reported_as_truncation_not_termination():
 
 
 def test_bad_options_are_rejected_with_the_allowed_values():
-    with pytest.raises(ValueError, match="reward_mode='points' is not a reward mode; expected one of win, score"):
+    with pytest.raises(ValueError, match="reward_mode='points' is not allowed; expected one of win, score"):
         members_only_v0.env(reward_mode="points")
     with pytest.raises(ValueError, match="expected one of 3, 4, 5"):
         members_only_v0.env(num_players=7)

@@ -18,11 +18,16 @@ from typing import Any
 import jsonschema
 import yaml
 
+from club_envs.agents.features import NAMES as FEATURE_NAMES
+from club_envs.agents.features import get as get_features
 from training.rllib_backend.options import BACKENDS, RLLIB_SCHEMA
 
 GAMES = {"members_only": (3, 4, 5), "arkham_decoders": (4, 5, 6)}
 SIDES = {"members_only": ("player",), "arkham_decoders": ("team", "black_man")}
 SCHEMES = ("latest", "uniform", "recent", "loss")
+# Built-in bots a config may name as opponents; ``heuristic_sampled`` exists for Members Only only.
+GAME_BOTS = {"members_only": ("heuristic", "random", "heuristic_sampled"), "arkham_decoders": ("heuristic", "random")}
+BOT_NAMES = tuple(dict.fromkeys(b for bots in GAME_BOTS.values() for b in bots))
 
 DEFAULTS: dict[str, Any] = {
     "game": {"options": {}},
@@ -39,7 +44,7 @@ DEFAULTS: dict[str, Any] = {
         "vf_coef": 0.5,
         "max_grad_norm": 0.5,
     },
-    "network": {"hidden": [128, 128], "activation": "tanh"},
+    "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
     "envs": {"n_envs": 4, "subprocess": False},
     "selfplay": {
         "scheme": "recent",
@@ -49,7 +54,7 @@ DEFAULTS: dict[str, Any] = {
         "bot_share": 0.3,
         "phase_steps": 50_000,
     },
-    "pretrain": {"games": 0, "imitate": "heuristic", "epochs": 5, "learning_rate": 1.0e-3},
+    "pretrain": {"games": 0, "imitate": "heuristic", "epochs": 5, "learning_rate": 1.0e-3, "critic_steps": 0},
     "evaluation": {"every": 50_000, "games": 200, "opponents": ["heuristic"], "greedy": True},
     "checkpoint": {"every": 50_000},
     "budget": {"total_steps": 1_000_000},
@@ -122,6 +127,7 @@ SCHEMA: dict[str, Any] = {
                 {
                     "hidden": {"type": "array", "items": _POSITIVE_INT, "minItems": 1, "maxItems": 4},
                     "activation": {"enum": ["tanh", "relu"]},
+                    "features": {"enum": list(FEATURE_NAMES)},
                 }
             ),
             "envs": _section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 64}, "subprocess": {"type": "boolean"}}),
@@ -130,7 +136,7 @@ SCHEMA: dict[str, Any] = {
                     "scheme": {"enum": list(SCHEMES)},
                     "snapshot_every": _POSITIVE_INT,
                     "pool_size": _POSITIVE_INT,
-                    "bots": {"type": "array", "items": {"enum": ["heuristic", "random"]}, "uniqueItems": True},
+                    "bots": {"type": "array", "items": {"enum": list(BOT_NAMES)}, "uniqueItems": True},
                     "bot_share": _PROBABILITY,
                     "phase_steps": _POSITIVE_INT,
                 }
@@ -141,13 +147,14 @@ SCHEMA: dict[str, Any] = {
                     "imitate": {"enum": ["heuristic", "random"]},
                     "epochs": _POSITIVE_INT,
                     "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                    "critic_steps": {"type": "integer", "minimum": 0},
                 }
             ),
             "evaluation": _section(
                 {
                     "every": _POSITIVE_INT,
                     "games": {"type": "integer", "minimum": 0},
-                    "opponents": {"type": "array", "items": {"enum": ["heuristic", "random"]}, "minItems": 1},
+                    "opponents": {"type": "array", "items": {"enum": list(BOT_NAMES)}, "minItems": 1},
                     "greedy": {"type": "boolean"},
                 }
             ),
@@ -232,6 +239,17 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
             f"{source}: algorithm.batch_size: {algo['batch_size']} is larger than one rollout "
             f"(n_steps {algo['n_steps']} x n_envs {envs['n_envs']} = {rollout}); allowed values: 2..{rollout}"
         )
+    allowed_bots = GAME_BOTS[config["game"]["name"]]
+    for key, names in (("selfplay.bots", config["selfplay"]["bots"]), ("evaluation.opponents", config["evaluation"]["opponents"])):
+        for name in names:
+            if name not in allowed_bots:
+                raise ConfigFileError(f"{source}: {key}: {name!r} is not a {config['game']['name']} bot; "
+                                      f"allowed values: {', '.join(allowed_bots)}")
+    feature_name = config["network"]["features"]
+    if feature_name != "none" and get_features(feature_name).game != config["game"]["name"]:
+        raise ConfigFileError(f"{source}: network.features: {feature_name!r} reads another game's observations; "
+                              f"allowed values for {config['game']['name']}: "
+                              + ", ".join(n for n in FEATURE_NAMES if n == "none" or get_features(n).game == config["game"]["name"]))
     if isinstance(config["game"]["num_players"], int):
         config["game"]["num_players"] = [config["game"]["num_players"]]
 

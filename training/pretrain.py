@@ -18,14 +18,15 @@ import time
 import numpy as np
 import torch
 
+from club_envs.agents.features import get as get_features
 from training import games
 
 
 class Recorder:
     """Plays like ``inner`` and remembers each decision (for the seats it is asked to record)."""
 
-    def __init__(self, inner, sink: list, record: bool) -> None:
-        self.inner, self.sink, self.record = inner, sink, record
+    def __init__(self, inner, sink: list, record: bool, features=None) -> None:
+        self.inner, self.sink, self.record, self.features = inner, sink, record, features
         self.name = getattr(inner, "name", "bot")
         self.seat = 0
 
@@ -36,7 +37,11 @@ class Recorder:
     def act(self, decision) -> int:
         action = int(self.inner.act(decision))
         if self.record:
-            self.sink.append((self.seat, decision.observation.copy(), np.asarray(decision.action_mask, bool), action))
+            mask = np.asarray(decision.action_mask, bool)
+            obs = decision.observation.copy()
+            if self.features is not None:  # the policy's own inputs, built from this seat's view
+                obs = self.features.transform(obs, decision.view, mask)
+            self.sink.append((self.seat, obs, mask, action))
         return action
 
 
@@ -47,6 +52,7 @@ def collect(cfg: dict, side: str, n_games: int, seed: int) -> tuple[np.ndarray, 
     game = games.game_module(cfg)
     roles = games.side_roles(cfg, side)
     bot = cfg["pretrain"]["imitate"]
+    extra = get_features(cfg["network"]["features"])
     obs, masks, actions, outcomes = [], [], [], []
     for g in range(n_games):
         n = cfg["game"]["num_players"][g % len(cfg["game"]["num_players"])]
@@ -55,7 +61,7 @@ def collect(cfg: dict, side: str, n_games: int, seed: int) -> tuple[np.ndarray, 
 
         def make(seat, role=None, config=config, sink=sink, g=g):
             inner = load_agent(bot, game=game, config=config, seed=seed * 100_003 + g * 11 + seat)
-            return Recorder(inner, sink, record=roles is None or role in roles)
+            return Recorder(inner, sink, record=roles is None or role in roles, features=extra)
 
         players = [make(s) for s in range(n)] if roles is None else make
         record = game.play_match(config, players, seed=seed * 1_000_003 + g)
@@ -74,6 +80,9 @@ def imitate(model, cfg: dict, side: str, seed: int, log=print) -> dict:
     pre = cfg["pretrain"]
     t0 = time.perf_counter()
     obs, masks, actions, outcomes = collect(cfg, side, pre["games"], seed)
+    # With a critic warm-up to follow (warm_up_critic), the critic is left alone here: final
+    # outcomes of +-1 are not the discounted returns of the configured reward that PPO computes.
+    critic_weight = 0.0 if pre.get("critic_steps", 0) > 0 else 0.5
     log(f"pretrain {side}: {len(actions)} decisions from {pre['games']} {pre['imitate']} games "
         f"in {time.perf_counter() - t0:.0f}s")
     policy = model.policy
@@ -91,7 +100,7 @@ def imitate(model, cfg: dict, side: str, seed: int, log=print) -> dict:
             a = torch.as_tensor(actions[idx])
             actor_loss = -dist.log_prob(a).mean()
             critic_loss = torch.nn.functional.mse_loss(policy.predict_values(o).flatten(), torch.as_tensor(outcomes[idx]))
-            loss = actor_loss + 0.5 * critic_loss
+            loss = actor_loss + critic_weight * critic_loss
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -105,3 +114,25 @@ def imitate(model, cfg: dict, side: str, seed: int, log=print) -> dict:
 
 def stderr_log(message: str) -> None:
     print(message, file=sys.stderr)
+
+
+def warm_up_critic(model, steps: int, callback=None, log=print) -> None:
+    """Fit the critic to the warm-started policy's own returns before the policy may change.
+
+    An imitated policy comes with a critic that knows nothing of the configured reward (its scale,
+    shaping, discount). PPO's first updates would then follow advantages made of noise and undo
+    the imitation. Here the actor's parameters are frozen while PPO runs ``steps`` environment
+    steps: only the value network learns, from exactly the returns PPO will compute afterwards.
+    """
+    policy = model.policy
+    actor = [p for name, p in policy.named_parameters()
+             if name.startswith("mlp_extractor.policy_net.") or name.startswith("action_net.")]
+    for p in actor:
+        p.requires_grad_(False)
+    t0 = time.perf_counter()
+    try:
+        model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=callback, progress_bar=False)
+    finally:
+        for p in actor:
+            p.requires_grad_(True)
+    log(f"critic warm-up: {steps} steps with the actor frozen in {time.perf_counter() - t0:.0f}s")

@@ -36,6 +36,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from club_envs.agents.features import get as get_features
 from club_envs.agents.policy import PolicyAgent, PolicyFileError
 
 RECENT_DECAY = 0.7
@@ -261,7 +262,28 @@ class SelfPlayEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         return self._current.unwrapped.action_masks()
 
+    def learner_view(self):
+        """The learner's view of the current game (for extra policy inputs)."""
+        return self._current.unwrapped.learner_view()
+
     def close(self) -> None:
         for env in self._envs:
             if env is not None:
                 env.close()
+
+
+class FeatureObservation(gym.ObservationWrapper):
+    """The learner's observation followed by the policy's extra inputs (:mod:`club_envs.agents.features`)."""
+
+    def __init__(self, env: gym.Env, name: str) -> None:
+        super().__init__(env)
+        self.features = get_features(name)
+        size = self.features.obs_size + self.features.extra
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        base = self.env.unwrapped
+        return self.features.transform(observation, base.learner_view(), base.action_masks())
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.action_masks()

@@ -49,8 +49,8 @@ from club_envs.evaluation import learner_win_share
 from training import config as configs
 from training import games
 from training.callbacks import Clock, TimedVecEnv, TrainingCallback, postfix
-from training.pretrain import imitate, stderr_log
-from training.selfplay import SelfPlayEnv, SnapshotPool
+from training.pretrain import imitate, stderr_log, warm_up_critic
+from training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
 
 KEEP_CHECKPOINTS = 2
 
@@ -72,6 +72,8 @@ def make_selfplay_env(cfg: dict, side: str, run_dir: str, seed: int) -> Monitor:
     variants = games.variants(cfg, side)
     pools = {s: str(Path(run_dir) / "pool" / s) for s in configs.SIDES[cfg["game"]["name"]]}
     env = SelfPlayEnv(variants, pools, games.opponents_for(cfg, side), seed=seed, win_share=games.win_share(cfg))
+    if cfg["network"]["features"] != "none":
+        env = FeatureObservation(env, cfg["network"]["features"])
     return Monitor(env)
 
 
@@ -82,6 +84,8 @@ def export_policy(model: MaskablePPO, cfg: dict, side: str, path: Path, step: in
         "obs_size": int(model.observation_space.shape[0]), "num_actions": int(model.action_space.n),
         "hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"], "steps": int(step),
     }
+    if cfg["network"]["features"] != "none":
+        meta["features"] = cfg["network"]["features"]
     return save_policy(path, actor_weights_from_sb3(model.policy), meta)
 
 
@@ -183,6 +187,11 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     callbacks = {s: TrainingCallback(s, pools[games.opponent_side(cfg, s)], bar, clocks[s], live,
                                      prefix="" if len(sides) == 1 else f"{s}_") for s in sides}
     started = time.perf_counter()
+    for s in sides:
+        critic_steps = cfg["pretrain"]["critic_steps"]
+        if cfg["pretrain"]["games"] > 0 and critic_steps > 0 and steps[s] == 0:
+            warm_up_critic(models[s], critic_steps, callback=callbacks[s], log=stderr_log)
+            steps[s] = int(models[s].num_timesteps)
     # SIGTERM (`kill`) or Ctrl-C ends the current chunk, writes a checkpoint and the summary, then stops.
     stop = lambda *_: live.__setitem__("_stop", True)  # noqa: E731
     previous_handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}

@@ -5,7 +5,8 @@ A policy file (``*.pt``) is a plain dictionary saved with :func:`torch.save` and
 
 ``meta``
     ``{"format": "club-envs-policy", "version": 1, "game": ..., "side": ..., "obs_size": int,
-    "num_actions": int, "hidden": [int, ...], "activation": "tanh" | "relu", ...}``
+    "num_actions": int, "hidden": [int, ...], "activation": "tanh" | "relu", "features": name, ...}``
+    (``features``, optional: extra inputs computed from the observation, :mod:`club_envs.agents.features`)
 ``weights``
     the actor half of an sb3-contrib ``MaskableActorCriticPolicy``: the hidden layers of
     ``mlp_extractor.policy_net`` and ``action_net``, as tensors.
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from club_envs.agents import features
 from club_envs.agents.base import Decision
 
 POLICY_FORMAT = "club-envs-policy"
@@ -117,6 +119,13 @@ def load_policy_file(path: str | os.PathLike) -> tuple[MaskedMLP, dict[str, Any]
         raise PolicyFileError(f"{path} holds incomplete policy weights ({exc})") from None
     if "obs_size" in meta and net.obs_size != meta["obs_size"]:
         raise PolicyFileError(f"{path}: weights take {net.obs_size} inputs but meta says {meta['obs_size']}")
+    try:
+        extra = features.get(meta.get("features"))
+    except ValueError as exc:
+        raise PolicyFileError(f"{path}: {exc}") from None
+    if extra is not None and net.obs_size != extra.obs_size + extra.extra:
+        raise PolicyFileError(f"{path}: weights take {net.obs_size} inputs but features {meta['features']!r} "
+                              f"give {extra.obs_size + extra.extra}")
     return net, meta
 
 
@@ -134,6 +143,8 @@ class PolicyAgent:
         self.name = name
         self.deterministic = deterministic
         self.meta = dict(meta or {})
+        self.features = features.get(self.meta.get("features"))
+        self.input_size = net.obs_size if self.features is None else self.features.obs_size
         self._rng = np.random.default_rng(seed)
 
     @classmethod
@@ -151,11 +162,13 @@ class PolicyAgent:
 
     def act(self, decision: Decision) -> int:
         observation = decision.observation
-        if observation.shape[-1] != self.net.obs_size:
+        if observation.shape[-1] != self.input_size:
             raise PolicyFileError(
-                f"policy {self.name!r} takes observations of size {self.net.obs_size}, "
+                f"policy {self.name!r} takes observations of size {self.input_size}, "
                 f"the game gives {observation.shape[-1]} (another game or rule set?)"
             )
+        if self.features is not None:
+            observation = self.features.transform(observation, decision.view, decision.action_mask)
         probs = self.net.masked_probabilities(observation, decision.action_mask)
         if self.deterministic:
             return int(np.argmax(probs))

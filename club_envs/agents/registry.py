@@ -2,7 +2,8 @@
 
 ``load(name)`` is how every tool turns a user's word into an :class:`~club_envs.agents.base.Agent`:
 
-* ``random``, ``heuristic`` -- the game's own bots (these need the game and its config);
+* ``random``, ``heuristic`` -- the game's own bots (these need the game and its config), and any
+  further bots a game names in its ``AGENT_NAMES`` (Members Only: ``heuristic_sampled``);
 * a shipped agent's name (``members_only``, ``arkham_team``, ``arkham_black_man``,
   ``arkham_decoders``; see ``shipped_names()``), read from ``club_envs/agents/shipped/``;
 * a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
@@ -42,9 +43,14 @@ def shipped_names() -> list[str]:
     return [n for n, (_, files) in SHIPPED.items() if all((SHIPPED_DIR / f).is_file() for f in files.values())]
 
 
-def is_known(name: str) -> bool:
+def bot_names(game: Any = None) -> tuple[str, ...]:
+    """The built-in bots of ``game`` (every game has at least :data:`BOTS`)."""
+    return tuple(getattr(game, "AGENT_NAMES", BOTS)) if game is not None else BOTS
+
+
+def is_known(name: str, game: Any = None) -> bool:
     base = name.split(":")[0]
-    return base in BOTS or base in SHIPPED or Path(base).exists()
+    return base in bot_names(game) or base in SHIPPED or Path(base).exists()
 
 
 def load(name: str, game: Any = None, config: Any = None, seed: int | None = None) -> Agent:
@@ -56,7 +62,7 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
     if flag not in ("", "greedy", "sample"):
         raise ValueError(f"unknown agent option {flag!r} in {name!r}; expected ':greedy' or ':sample'")
     deterministic = {"greedy": True, "sample": False}.get(flag)  # None: the policy file's own default
-    if base in BOTS:
+    if base in bot_names(game) or base in BOTS:
         if game is None:
             raise ValueError(f"agent {base!r} is a built-in bot: say which game it plays")
         return game.make_agent(base, config if config is not None else game.Config(), seed=seed)
@@ -71,7 +77,7 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
     path = Path(base)
     if path.exists():
         return _from_path(path, name, deterministic, seed)
-    known = ", ".join([*BOTS, *shipped_names()])
+    known = ", ".join([*bot_names(game), *shipped_names()])
     raise ValueError(f"unknown agent {name!r}; expected one of {known}, a policy file (*.pt) or a run folder")
 
 

@@ -1,6 +1,6 @@
 """Arkham Decoders Club (Hironori Matsumoto): the game package (see :mod:`club_envs.games` for the contract)."""
 
-from club_envs.arkham_decoders.bots import HeuristicAgent, make_agent
+from club_envs.arkham_decoders.bots import AGENT_NAMES, HeuristicAgent, make_agent
 from club_envs.arkham_decoders.engine import State, View
 from club_envs.arkham_decoders.match import outcomes, play_match
 from club_envs.arkham_decoders.observer import Observer
@@ -9,6 +9,7 @@ from club_envs.arkham_decoders.rules import GAME_NAME as RECORD_NAME
 from club_envs.arkham_decoders.rules import PLAYER_COUNTS, ROLES, Config
 
 __all__ = [
+    "AGENT_NAMES",
     "RECORD_NAME",
     "PLAYER_COUNTS",
     "ROLES",

@@ -1,6 +1,6 @@
 """Members Only (Reiner Knizia): the game package (see :mod:`club_envs.games` for the contract)."""
 
-from club_envs.members_only.bots import HeuristicAgent, make_agent
+from club_envs.members_only.bots import AGENT_NAMES, HeuristicAgent, make_agent
 from club_envs.members_only.match import outcomes, play_match
 from club_envs.members_only.replay import replay
 from club_envs.members_only.rules import GAME_NAME as RECORD_NAME
@@ -9,6 +9,7 @@ from club_envs.members_only.rules import PLAYER_COUNTS, Config
 ROLES: tuple[str, ...] = ()
 
 __all__ = [
+    "AGENT_NAMES",
     "RECORD_NAME",
     "PLAYER_COUNTS",
     "ROLES",

@@ -6,6 +6,7 @@ import numpy as np
 
 from club_envs.agents.base import Decision, RandomAgent
 from club_envs.members_only import actions as A
+from club_envs.members_only import beliefs
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View, chip_multiplier
 from club_envs.members_only.rules import (
     COPIES_PER_TYPE,
@@ -19,7 +20,7 @@ from club_envs.members_only.rules import (
     Config,
 )
 
-AGENT_NAMES = ("random", "heuristic")
+AGENT_NAMES = ("random", "heuristic", "heuristic_sampled")
 _THRESHOLDS = np.array(SPACE_THRESHOLD)
 _AT_MOST = np.array(SPACE_IS_AT_MOST)
 
@@ -49,6 +50,11 @@ class HeuristicAgent:
     chip costs ``chip_cost`` (0.5 single, 1.0 double). It places the best chip if that gain is
     positive, otherwise it does not bet.
 
+    **Exact or sampled.** By default (``samples=None``) the distribution of every category's final
+    count is computed exactly (:mod:`club_envs.members_only.beliefs`: the limit of infinitely many
+    samples, and about ten times cheaper than 200 of them); ``samples=200`` draws the deals as the
+    first version of this bot did (``heuristic_sampled``).
+
     **Reveals and discards.** All of its cards reach the display except its one discard, so what
     matters is which card it keeps back for the discard. For each card type in hand it computes the
     expected value of its own chips (plus ``rival_weight`` times minus the other players' chips)
@@ -62,7 +68,7 @@ class HeuristicAgent:
     def __init__(
         self,
         seed: int | None = None,
-        samples: int = 200,
+        samples: int | None = None,
         chip_cost: tuple[float, float] = (0.5, 1.0),
         rival_weight: float = 0.3,
     ) -> None:
@@ -91,28 +97,42 @@ class HeuristicAgent:
         return int(legal[0])
 
     def _bet(self, view: View, legal: list[int]) -> int:
-        counts = final_counts(self._final_card_samples(view))
-        # p_correct[category, space]
-        p_correct = np.where(
-            _AT_MOST[None, None, :],
-            counts[:, :, None] <= _THRESHOLDS[None, None, :],
-            counts[:, :, None] >= _THRESHOLDS[None, None, :],
-        ).mean(axis=0)
+        values = self.bet_values(view)
+        bets = sorted((a for a in legal if a < A.NUM_BETS), key=lambda a: (a & 1, a))  # single chips first
+        if not bets:
+            return A.NO_BET
+        gains = values[bets]
+        best = int(np.argmax(gains))  # the first of equal gains, as a scan in that order would
+        return int(bets[best]) if gains[best] > 0.0 else A.NO_BET
+
+    def bet_values(self, view: View) -> np.ndarray:
+        """The expected gain of every bet action (``(80,)``, indexed by action) in this position."""
+        if self.samples is None:
+            offsets, shown = _exact_estimate(view)
+            p_correct = beliefs.space_probabilities(beliefs.count_distribution(offsets, shown))
+        else:
+            counts = final_counts(self._final_card_samples(view))
+            # p_correct[category, space]
+            p_correct = np.where(
+                _AT_MOST[None, None, :],
+                counts[:, :, None] <= _THRESHOLDS[None, None, :],
+                counts[:, :, None] >= _THRESHOLDS[None, None, :],
+            ).mean(axis=0)
         track = np.array(view.tracks[view.seat], dtype=float)
         rewards = np.array(view.rewards, dtype=float)
         risk = view.round == 1
-        best_action, best_gain = A.NO_BET, 0.0
+        expected = np.empty((NUM_CATEGORIES, NUM_SPACES, 2))
         for chip in (0, 1):
             points = rewards[None, :] * chip_multiplier(chip, risk)
             after = np.minimum(TRACK_MAX, track[:, None] + points)
             gain = track_value(after) - track_value(track)[:, None]
-            expected = p_correct * gain - (1.0 - p_correct) * self.chip_cost[chip]
-            for action in legal:
-                if action < A.NUM_BETS and action & 1 == chip:
-                    category, space = divmod(action >> 1, NUM_SPACES)
-                    if expected[category, space] > best_gain:
-                        best_gain, best_action = float(expected[category, space]), action
-        return best_action
+            expected[:, :, chip] = p_correct * gain - (1.0 - p_correct) * self.chip_cost[chip]
+        return expected.reshape(-1)  # action (category * 8 + space) * 2 + chip
+
+    def card_values(self, view: View) -> dict[int, float]:
+        """For each card type in hand: the expected worth of the board's chips to this seat if that
+        card is the one held back (revealed last or discarded)."""
+        return self._value_without_each_card(view)
 
     def _card_to_show(self, view: View) -> int:
         values = self._value_without_each_card(view)
@@ -143,8 +163,10 @@ class HeuristicAgent:
     def _value_without_each_card(self, view: View) -> dict[int, float]:
         """For each card type in hand: the expected worth of the board's chips to this seat if all
         its cards except one of that type reach the display."""
-        cards = self._final_card_samples(view)
         chips = _board_chips(view, self.chip_cost, self.rival_weight)
+        if self.samples is None:
+            return _exact_value_without_each_card(view, chips)
+        cards = self._final_card_samples(view)
         values = {}
         for card in range(NUM_CARD_TYPES):
             if view.hand[card]:
@@ -152,6 +174,40 @@ class HeuristicAgent:
                 values[card] = _board_worth(chips, final_counts(cards))
                 cards[:, card] += 1
         return values
+
+
+def _exact_estimate(view: View) -> tuple[np.ndarray, np.ndarray]:
+    """The exact form of :meth:`HeuristicAgent._final_card_samples`: the distribution of "drawn
+    normal - drawn NO!" per category over the cards the other players will show, and the cards
+    certain to be shown (display + own cards)."""
+    own = _own_contribution(view)
+    display = np.array(view.display)
+    unseen = np.array(COPIES_PER_TYPE) - display - own
+    if view.own_discard is not None:
+        unseen[view.own_discard] -= 1
+    others = [s for s in range(view.num_players) if s != view.seat]
+    to_come = max(0, sum(view.hand_sizes[s] for s in others) - len(others))
+    return beliefs.view_offsets(unseen, to_come), display + own
+
+
+_CARD_ROWS = np.eye(NUM_CARD_TYPES, dtype=np.int64)
+
+
+def _exact_value_without_each_card(view: View, chips) -> dict[int, float]:
+    """:meth:`HeuristicAgent._value_without_each_card` from the exact count distributions: all
+    ten "one card held back" cases in one batch."""
+    held = [card for card in range(NUM_CARD_TYPES) if view.hand[card]]
+    category = chips[0]
+    if len(category) == 0:
+        return {card: 0.0 for card in held}
+    offsets, shown = _exact_estimate(view)
+    counts = beliefs.count_distribution(offsets[None], shown[None, :] - _CARD_ROWS[held])  # (held, 5, 12)
+    _, threshold, at_most, win, lose = chips
+    correct = np.where(at_most[:, None], beliefs.COUNT_VALUES[None, :] <= threshold[:, None],
+                       beliefs.COUNT_VALUES[None, :] >= threshold[:, None])  # (chips, 12)
+    p = (counts[:, category, :] * correct[None]).sum(axis=-1)  # (held, chips)
+    worth = (p * win[None] + (1.0 - p) * lose[None]).sum(axis=1)
+    return {card: float(w) for card, w in zip(held, worth)}
 
 
 def _board_chips(view: View, chip_cost: tuple[float, float], rival_weight: float):
@@ -198,10 +254,13 @@ def _own_contribution(view: View) -> np.ndarray:
 
 
 def make_agent(name: str, config: Config | None = None, seed: int | None = None):
-    """A built-in agent by name: ``"random"`` or ``"heuristic"``."""
+    """A built-in agent by name: ``"random"``, ``"heuristic"`` (exact estimates) or
+    ``"heuristic_sampled"`` (the same bot estimating from 200 sampled deals)."""
     key = name.strip().lower()
     if key == "random":
         return RandomAgent(seed)
     if key == "heuristic":
         return HeuristicAgent(seed)
+    if key == "heuristic_sampled":
+        return HeuristicAgent(seed, samples=200)
     raise ValueError(f"unknown agent {name!r} for members_only; expected one of {', '.join(AGENT_NAMES)}")

@@ -162,6 +162,10 @@ class MembersOnlyGymEnv(gymnasium.Env):
             return np.zeros(A.NUM_ACTIONS, dtype=bool)
         return self.game.legal_mask().astype(bool)
 
+    def learner_view(self):
+        """What the learner's seat may know now (the engine's ``View``)."""
+        return self.game.player_view(self.seat)
+
     def render(self) -> str | None:
         if self.render_mode is None or self.game is None:
             return None

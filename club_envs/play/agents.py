@@ -23,7 +23,7 @@ def resolve_agent(game: ModuleType, name: str, config: Any, seed: int | None = N
 
 def agent_choices(game: ModuleType) -> list[str]:
     """The agent names to offer in a menu for ``game``: the bots and the installed shipped agents."""
-    names = list(registry.BOTS)
+    names = list(registry.bot_names(game))
     for name in registry.shipped_names():
         game_name, files = registry.SHIPPED[name]
         roles = set(files)

@@ -1,0 +1,50 @@
+"""Extra policy inputs computed from the observation alone.
+
+A trained policy may read more than the raw observation: a few numbers a network would otherwise
+have to learn to compute, such as the probability that each Members Only bet is correct. They are
+functions of the seat's observation and view only, so they can never tell a policy more than its
+seat may know. A policy file names its inputs in ``meta["features"]``; every place that plays a policy
+(:class:`~club_envs.agents.policy.PolicyAgent`, the training environments) applies the same
+function, so the network always sees what it was trained on.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class Features(NamedTuple):
+    game: str  # the game whose observations it reads (record name)
+    obs_size: int  # the raw observation size it expects
+    extra: int  # how many numbers it appends
+    # (observation, view, action mask) -> observation + extra inputs; the view is the seat's own
+    transform: Callable[[np.ndarray, Any, np.ndarray], np.ndarray]
+
+
+def _members_only(name: str) -> Features:
+    from club_envs.members_only import features
+    from club_envs.members_only.observer import SIZE
+
+    if name == "members_only_beliefs":
+        return Features("members_only", SIZE, features.BELIEF_SIZE, features.belief_inputs)
+    return Features("members_only", SIZE, features.HEURISTIC_SIZE, features.heuristic_inputs)
+
+
+_BUILDERS: dict[str, Callable[[], Features]] = {
+    "members_only_beliefs": functools.partial(_members_only, "members_only_beliefs"),
+    "members_only_heuristic": functools.partial(_members_only, "members_only_heuristic"),
+}
+NAMES = ("none", *_BUILDERS)
+
+
+def get(name: str | None) -> Features | None:
+    """The features called ``name`` (``None`` or ``"none"``: the raw observation)."""
+    if name in (None, "none"):
+        return None
+    if name not in _BUILDERS:
+        raise ValueError(f"unknown policy features {name!r}; expected one of {', '.join(NAMES)}")
+    return _BUILDERS[name]()

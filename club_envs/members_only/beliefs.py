@@ -1,0 +1,158 @@
+"""What a seat can infer about each category's final count, computed exactly.
+
+Every card in another player's hand reaches the display except that player's one end-of-heat
+discard, so the other players will still add ``sum(their hand sizes) - (their number)`` cards,
+drawn -- as far as this seat can tell without modelling their choices -- uniformly from the cards
+it has not seen. For one category only three groups of those unseen cards matter: its normal
+cards, its NO! cards and everything else, so the number of its normal and NO! cards among the
+cards to come is a three-group hypergeometric variable whose probabilities have a closed form. The
+final count is then ``max(0, shown normal + drawn normal - shown NO! - drawn NO!)``.
+
+This replaces Monte-Carlo sampling of the whole deal (what :class:`~club_envs.members_only.bots.
+HeuristicAgent` did first): the answer is the limit of infinitely many samples, costs a few array
+operations, and works on a whole batch of observations at once. Because only the observation
+is read (:func:`observation_beliefs`), features built here can never hold more than the seat
+knows; trained policies may take them as extra inputs (``meta["features"]`` of a policy file).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from club_envs.members_only.observer import SIZE as OBS_SIZE
+from club_envs.members_only.observer import SLICES
+from club_envs.members_only.rules import (
+    COPIES_PER_TYPE,
+    DECK_SIZE,
+    MAX_PLAYERS,
+    NO_PER_CATEGORY,
+    NORMAL_PER_CATEGORY,
+    NUM_CATEGORIES,
+    NUM_SPACES,
+    SPACE_IS_AT_MOST,
+    SPACE_THRESHOLD,
+)
+
+MAX_COUNT = NORMAL_PER_CATEGORY  # a category's count is 0..11
+COUNT_VALUES = np.arange(MAX_COUNT + 1)
+# Offsets "drawn normal - drawn NO!" run from -2 to +11: index = offset + NO_PER_CATEGORY.
+_OFFSETS = np.arange(-NO_PER_CATEGORY, NORMAL_PER_CATEGORY + 1)
+_LOG_FACTORIAL = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, DECK_SIZE + 1)))])
+_X = np.arange(NORMAL_PER_CATEGORY + 1)  # drawn normal cards of the category
+_Y = np.arange(NO_PER_CATEGORY + 1)  # drawn NO! cards of the category
+_COPIES = np.array(COPIES_PER_TYPE, dtype=float)
+_THRESHOLDS = np.array(SPACE_THRESHOLD)
+_AT_MOST = np.array(SPACE_IS_AT_MOST)
+# correct[count, space]: is a chip on ``space`` correct when the category's count is ``count``?
+SPACE_CORRECT = np.where(_AT_MOST[None, :], COUNT_VALUES[:, None] <= _THRESHOLDS[None, :],
+                         COUNT_VALUES[:, None] >= _THRESHOLDS[None, :]).astype(float)
+
+
+def _log_choose_table() -> np.ndarray:
+    """``table[n, k + 1] = log C(n, k)`` for 0 <= k <= n <= 65, ``-inf`` elsewhere (k = -1 included)."""
+    n = np.arange(DECK_SIZE + 1)[:, None]
+    k = np.arange(-1, DECK_SIZE + 2)[None, :]
+    ok = (k >= 0) & (k <= n)
+    kk = np.where(ok, k, 0)
+    return np.where(ok, _LOG_FACTORIAL[n] - _LOG_FACTORIAL[kk] - _LOG_FACTORIAL[np.where(ok, n - kk, 0)], -np.inf)
+
+
+_LOG_CHOOSE = _log_choose_table()
+
+
+def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """log C(n, k), ``-inf`` where k < 0 or k > n (0 <= n <= 65)."""
+    return _LOG_CHOOSE[n, np.clip(k, -1, DECK_SIZE + 1) + 1]
+
+
+@functools.lru_cache(maxsize=4096)
+def _offsets_of(unseen: tuple[int, ...], to_come: int) -> np.ndarray:
+    out = offset_distribution(np.array(unseen), np.array(to_come))
+    out.flags.writeable = False
+    return out
+
+
+def view_offsets(unseen: tuple[int, ...], to_come: int) -> np.ndarray:
+    """:func:`offset_distribution` of one seat's position, cached: a seat asks the same question
+    for its bet and both reveals of a turn, and every seat of a heat starts from the same deck."""
+    return _offsets_of(tuple(int(u) for u in unseen), int(to_come))
+
+
+def offset_distribution(unseen: np.ndarray, to_come: np.ndarray) -> np.ndarray:
+    """P(drawn normal - drawn NO! = d) per category when ``to_come`` cards are drawn from ``unseen``.
+
+    ``unseen``: ``(..., 10)`` cards per type; ``to_come``: ``(...)``. Returns ``(..., 5, 14)`` over
+    d = -2..11.
+    """
+    unseen = np.asarray(unseen, dtype=np.int64)
+    to_come = np.asarray(to_come, dtype=np.int64)
+    total = unseen.sum(axis=-1)
+    draw = np.clip(to_come, 0, total)
+    normal = unseen[..., :NUM_CATEGORIES, None, None]  # (..., 5, 1, 1)
+    no = unseen[..., NUM_CATEGORIES:, None, None]
+    rest = (total[..., None, None, None] - normal - no)
+    d = draw[..., None, None, None]
+    x, y = _X[:, None], _Y[None, :]  # (12, 1), (1, 3)
+    log_p = (_log_choose(normal, x) + _log_choose(no, y) + _log_choose(rest, d - x - y)
+             - _log_choose(total[..., None, None, None], d))
+    joint = np.exp(log_p)  # (..., 5, 12, 3)
+    out = np.zeros(joint.shape[:-2] + (len(_OFFSETS),))
+    for j in range(len(_Y)):  # offset x - j lands at index x - j + 2
+        out[..., NO_PER_CATEGORY - j: NO_PER_CATEGORY - j + len(_X)] += joint[..., :, j]
+    return out
+
+
+def count_distribution(offsets: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """P(final count = k), k = 0..11, per category: ``shown`` ``(..., 10)`` cards already certain to
+    reach the display (normal then NO!), ``offsets`` from :func:`offset_distribution`."""
+    shown = np.asarray(shown, dtype=np.int64)
+    base = shown[..., :NUM_CATEGORIES] - shown[..., NUM_CATEGORIES:]  # (..., 5)
+    counts = np.clip(base[..., None] + _OFFSETS, 0, MAX_COUNT)  # (..., 5, 14)
+    lands = counts[..., None] == COUNT_VALUES  # (..., 5, 14, 12): several offsets may clip to one count
+    return np.einsum("...o,...ok->...k", offsets, lands)
+
+
+def space_probabilities(counts: np.ndarray) -> np.ndarray:
+    """P(a chip on each space is correct): ``(..., 5, 12)`` count distributions -> ``(..., 5, 8)``."""
+    return counts @ SPACE_CORRECT
+
+
+# --------------------------------------------------------------------------- from an observation
+
+FEATURE_SIZE = NUM_CATEGORIES * NUM_SPACES + NUM_CATEGORIES  # P(correct) per space, expected count
+FEATURE_NAME = "members_only_beliefs"
+_HAND, _UNSEEN, _DISPLAY = SLICES["hand"], SLICES["unseen"], SLICES["display"]
+_PENDING, _HAND_SIZES, _PRESENT = SLICES["pending_reveal"], SLICES["hand_sizes"], SLICES["seats_present"]
+_MAX_HAND = 11
+
+
+def observation_beliefs(observations: np.ndarray) -> np.ndarray:
+    """Belief features of one observation ``(510,)`` or a batch ``(B, 510)``: for every betting space
+    (category-major, as the board) the probability that a chip there is correct, then every
+    category's expected final count / 11. Built from the observation alone."""
+    obs = np.asarray(observations, dtype=np.float64)
+    single = obs.ndim == 1
+    obs = obs.reshape(-1, obs.shape[-1])
+    if obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"expected Members Only observations of size {OBS_SIZE}, got {obs.shape[-1]}")
+    hand = np.rint(obs[:, _HAND] * _COPIES).astype(np.int64)
+    unseen = np.rint(obs[:, _UNSEEN] * _COPIES).astype(np.int64)
+    display = np.rint(obs[:, _DISPLAY] * _COPIES).astype(np.int64)
+    pending = np.rint(obs[:, _PENDING]).astype(np.int64)
+    sizes = np.rint(obs[:, _HAND_SIZES] * _MAX_HAND).astype(np.int64)
+    present = obs[:, _PRESENT] > 0.5
+    others = present[:, 1:MAX_PLAYERS]
+    to_come = (sizes[:, 1:MAX_PLAYERS] * others).sum(axis=1) - others.sum(axis=1)
+    counts = count_distribution(offset_distribution(unseen, to_come), display + hand + pending)
+    features = np.concatenate(
+        [space_probabilities(counts).reshape(len(obs), -1), (counts @ COUNT_VALUES) / MAX_COUNT], axis=1)
+    out = features.astype(np.float32)
+    return out[0] if single else out
+
+
+def with_beliefs(observations: np.ndarray) -> np.ndarray:
+    """The observation followed by its belief features (what a ``members_only_beliefs`` policy reads)."""
+    obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([obs, observation_beliefs(obs)], axis=-1)

@@ -37,7 +37,8 @@ import gymnasium as gym
 import numpy as np
 
 from club_envs.agents.features import get as get_features
-from club_envs.agents.policy import PolicyAgent, PolicyFileError
+from club_envs.agents.base import play_through
+from club_envs.agents.policy import PolicyAgent, PolicyFileError, load_policy_file
 
 RECENT_DECAY = 0.7
 
@@ -146,6 +147,20 @@ class SnapshotPool:
         ]
 
 
+_LOADED: dict[tuple[str, int], tuple[Any, dict]] = {}
+
+
+def load_shared(path: Path) -> tuple[Any, dict]:
+    """A snapshot's network, loaded once per process: every environment of a vector environment
+    then holds the same network object, so their opponents' decisions can share a forward pass."""
+    key = (str(Path(path).resolve()), Path(path).stat().st_mtime_ns)
+    if key not in _LOADED:
+        if len(_LOADED) > 64:  # old snapshots leave the pool; so do their networks
+            _LOADED.clear()
+        _LOADED[key] = load_policy_file(path)
+    return _LOADED[key]
+
+
 class PoolReader:
     """The environment's side of a pool: samples members and loads their policies (cached)."""
 
@@ -188,7 +203,9 @@ class PoolReader:
                 return oid, member["name"]
             if oid not in self._agents:
                 try:
-                    self._agents[oid] = PolicyAgent.from_file(self.folder / member["path"], name=oid)
+                    net, meta = load_shared(self.folder / member["path"])
+                    self._agents[oid] = PolicyAgent(net, name=oid, deterministic=bool(meta.get("deterministic", False)),
+                                                    meta=meta)
                 except (PolicyFileError, FileNotFoundError, OSError) as exc:
                     print(f"self-play: snapshot {oid} cannot be loaded, skipped ({str(exc).split('. ')[0]})",
                           file=sys.stderr)
@@ -241,6 +258,13 @@ class SelfPlayEnv(gym.Env):
         return self._envs[i]
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        return play_through(self.reset_moves(seed=seed, options=options))
+
+    def step(self, action):
+        return play_through(self.step_moves(action))
+
+    def reset_moves(self, *, seed: int | None = None, options: dict | None = None):
+        """:meth:`reset` as a generator of the opponents' moves (``club_envs.agents.base.play_through``)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             for reader in self._readers.values():
@@ -249,10 +273,11 @@ class SelfPlayEnv(gym.Env):
         opponents, self._drawn = self._opponents_for(self._current, self._readers, self._rng)
         self._current.unwrapped.set_opponents(opponents)
         self._return = 0.0
-        return self._current.reset(seed=int(self._rng.integers(2**31)), options=options)
+        return (yield from self._current.unwrapped.reset_moves(seed=int(self._rng.integers(2**31)), options=options))
 
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self._current.step(action)
+    def step_moves(self, action):
+        """:meth:`step` as a generator of the opponents' moves."""
+        obs, reward, terminated, truncated, info = yield from self._current.unwrapped.step_moves(action)
         self._return += float(reward)
         if terminated or truncated:
             info = dict(info)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 import yaml
 
 from club_envs.agents.policy import load_policy_file, save_policy
 from club_envs.agents.registry import SHIPPED_DIR
+from training.curves import plot as plot_curve
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,19 +48,28 @@ def main(argv: list[str] | None = None) -> int:
     config_name = args.run_dir.name.rsplit("-", 2)[0]
     command = args.command or f"club-envs train configs/{config_name}.yaml"
     evaluations = [json.loads(f.read_text()) for f in args.eval]
+    curve = None
+    if (args.run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
+        curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
     card = {
         "name": args.name, "game": meta["game"], "side": meta["side"], "roles": meta.get("roles"),
         "file": f"{args.name}.pt", "acting": "greedy (most probable legal action)" if args.greedy else
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
         "policy_steps": meta["steps"], "run_steps": state["steps"],
-        "training_seconds": summary.get("seconds"), "command": command, "config": config,
+        "training_seconds": summary.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
+        "learning_curve": curve, "command": command, "config": config,
         "time_split": summary.get("time_split"), "evaluations": evaluations, "notes": args.notes,
     }
     (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
     (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
     print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.pt')}")
     return 0
+
+
+def state_steps_short(state: dict, config: dict) -> bool:
+    """Did the run stop before its budget (a stop, a kill, the end of the time available)?"""
+    return sum(state.get("steps", {}).values()) < config.get("budget", {}).get("total_steps", 0)
 
 
 def render_card(card: dict) -> str:
@@ -71,11 +82,16 @@ def render_card(card: dict) -> str:
         f"({card['network']['activation']}), masked softmax over legal actions",
         f"- trained with: `{card['command']}` (MaskablePPO, self-play); policy taken at {card['policy_steps']:,} "
         f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}; "
-        f"self-play time {hours:.2f} h on 2 CPU cores shared with other work",
+        f"training wall time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
+        + (" (stopped before its budget of "
+           f"{card['config']['budget']['total_steps']:,} steps; `--resume` continues it)" if card.get("stopped_early") else ""),
         f"- acting: {card['acting']} (override with the `:greedy` / `:sample` suffix)",
         f"- load: `club_envs.agents.load({card['name']!r})`", "",
-        "## Evaluation", "",
     ]
+    if card.get("learning_curve"):
+        lines += ["## Learning curve", "", f"![learning curve]({card['learning_curve']})", "",
+                  "Greedy evaluation games on a fixed seed series during training (95% Wilson intervals).", ""]
+    lines += ["## Evaluation", ""]
     if not card["evaluations"]:
         lines += ["(none recorded)", ""]
     for ev in card["evaluations"]:

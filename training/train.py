@@ -42,6 +42,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from club_envs.agents.policy import PolicyAgent, actor_weights_from_sb3, load_policy_file, save_policy
@@ -51,6 +52,7 @@ from training import games
 from training.callbacks import Clock, TimedVecEnv, TrainingCallback, postfix
 from training.pretrain import imitate, stderr_log, warm_up_critic
 from training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
+from training.selfplay_vec import SelfPlayVecEnv
 
 KEEP_CHECKPOINTS = 2
 
@@ -67,11 +69,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def make_selfplay_env(cfg: dict, side: str, run_dir: str, seed: int) -> Monitor:
-    """One environment slot of ``side``'s learner (module level: picklable for subprocesses)."""
+def make_selfplay_game(cfg: dict, side: str, run_dir: str, seed: int) -> SelfPlayEnv:
+    """One self-play game slot of ``side``'s learner, unwrapped (what :class:`SelfPlayVecEnv` steps)."""
     variants = games.variants(cfg, side)
     pools = {s: str(Path(run_dir) / "pool" / s) for s in configs.SIDES[cfg["game"]["name"]]}
-    env = SelfPlayEnv(variants, pools, games.opponents_for(cfg, side), seed=seed, win_share=games.win_share(cfg))
+    return SelfPlayEnv(variants, pools, games.opponents_for(cfg, side), seed=seed, win_share=games.win_share(cfg))
+
+
+def make_selfplay_env(cfg: dict, side: str, run_dir: str, seed: int) -> Monitor:
+    """One environment slot of ``side``'s learner (module level: picklable for subprocesses)."""
+    env = make_selfplay_game(cfg, side, run_dir, seed)
     if cfg["network"]["features"] != "none":
         env = FeatureObservation(env, cfg["network"]["features"])
     return Monitor(env)
@@ -128,20 +135,29 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     np.random.seed(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # small networks: one thread is fastest and leaves the other core to the envs
+    # The same for numpy's BLAS: the opponents' batched forward passes are small matrix products, which
+    # a multi-threaded BLAS makes tens of times slower on a busy 2-core machine.
+    threadpool_limits(1, user_api="blas")
 
     # --- 4. one self-play pool per side ---------------------------------------------------------
     pools = {s: SnapshotPool(run_dir / "pool" / s, sp["scheme"], sp["bots"], sp["bot_share"], sp["pool_size"])
              for s in sides}
 
     # --- 5. environments and learners, one per side ---------------------------------------------
-    vec_cls = SubprocVecEnv if cfg["envs"]["subprocess"] else DummyVecEnv
+    # By default all games of a side run in this process and their opponents' decisions are batched
+    # per frozen policy (SelfPlayVecEnv); subprocesses (SubprocVecEnv) or plain DummyVecEnv on request.
     models: dict[str, MaskablePPO] = {}
     venvs: dict[str, TimedVecEnv] = {}
     for k, side in enumerate(sides):
-        side_seed = seed * 7919 + 1000 * k
-        fns = [functools.partial(make_selfplay_env, cfg, side, str(run_dir), side_seed + i)
-               for i in range(cfg["envs"]["n_envs"])]
-        venvs[side] = TimedVecEnv(vec_cls(fns))
+        side_seed = (seed * 7919 + 1000 * k) % 2**32  # numpy's seed range; unchanged for seeds below 542,000
+        seeds = [side_seed + i for i in range(cfg["envs"]["n_envs"])]
+        if cfg["envs"]["subprocess"] or not cfg["envs"]["batched"]:
+            vec_cls = SubprocVecEnv if cfg["envs"]["subprocess"] else DummyVecEnv
+            venv = vec_cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
+        else:
+            venv = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds],
+                                  features=cfg["network"]["features"])
+        venvs[side] = TimedVecEnv(venv)
         model = None
         for ckpt in latest_checkpoint(run_dir, side) if resume is not None else []:
             try:

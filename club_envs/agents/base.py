@@ -9,7 +9,7 @@ see what its seat could not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -118,3 +118,16 @@ def as_agent(obj: Any) -> Agent:
         f"{obj!r} is not a policy: expected an object with reset(seat, seed) and act(decision), "
         "or a callable taking {'observation', 'action_mask'} and returning an action"
     )
+
+
+def play_through(moves: Generator[tuple[Any, Decision], int, Any]) -> Any:
+    """Run ``moves`` -- an environment step written as a generator that yields ``(agent, decision)``
+    for every opponent move and receives the chosen action -- asking each agent itself; returns the
+    generator's result. A vector environment can instead gather the decisions of many games and
+    answer those of one policy with a single batched forward pass."""
+    try:
+        agent, decision = next(moves)
+        while True:
+            agent, decision = moves.send(agent.act(decision))
+    except StopIteration as stop:
+        return stop.value

@@ -19,7 +19,9 @@ play inside training environments; torch is needed only to read the file.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,14 @@ class MaskedMLP:
         self.num_actions = layers[-1][0].shape[0]
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        x = np.asarray(observation, dtype=np.float32).reshape(-1)
+        """Logits of one observation ``(obs_size,)`` or of a batch ``(B, obs_size)``."""
+        x = np.asarray(observation, dtype=np.float32)
+        if x.ndim == 2:
+            for weight, bias in self.layers[:-1]:
+                x = self._act(x @ weight.T + bias)
+            weight, bias = self.layers[-1]
+            return x @ weight.T + bias
+        x = x.reshape(-1)
         for weight, bias in self.layers[:-1]:
             x = self._act(weight @ x + bias)
         weight, bias = self.layers[-1]
@@ -88,45 +97,183 @@ def save_policy(path: str | os.PathLike, weights: Mapping[str, Any], meta: Mappi
     return path
 
 
-def load_policy_file(path: str | os.PathLike) -> tuple[MaskedMLP, dict[str, Any]]:
-    """Read a policy file with ``weights_only=True``; raise :class:`PolicyFileError` if it is not one."""
+# A policy file is a few hundred KB to a few MB; the largest network a config allows (4 hidden
+# layers of 4096) is about 200 MB.
+MAX_FILE_BYTES = 256 * 2**20
+_WEIGHT_PREFIXES = ("mlp_extractor.policy_net.", "action_net.")
+_ALLOWED = "one written by club-envs training (torch.save of tensors and plain data only)"
+
+
+def load_policy_file(path: str | os.PathLike, game: Any = None) -> tuple[MaskedMLP, dict[str, Any]]:
+    """Read a policy file with ``weights_only=True`` and check it before anything plays it.
+
+    Checked: the file (a readable regular file of at most :data:`MAX_FILE_BYTES`), that it holds
+    only plain data (a pickled Python object is refused unread: no code in it runs), the format,
+    the shapes of the layers (each layer's inputs are the previous layer's outputs, every number
+    finite) and the metadata (observation size, action count, activation, features). With
+    ``game`` (a game package, :func:`club_envs.games.load_game`) it is also checked against the
+    game: the file's game, its roles, and the observation size and action count the game gives.
+    Every failure is one :class:`PolicyFileError` line naming the file, the problem and what is allowed.
+    """
+    import io
+
     import torch
 
+    from club_envs.limits import one_line, read_bytes
+
     path = Path(path)
+    data = read_bytes(path, MAX_FILE_BYTES, "policy file", PolicyFileError)
     try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise
-    except Exception as exc:  # truncated, corrupt or not a weights-only file
-        raise PolicyFileError(f"cannot read policy file {path}: {exc.__class__.__name__}: {exc}") from None
-    if not isinstance(blob, dict) or not isinstance(blob.get("meta"), dict) or blob["meta"].get("format") != POLICY_FORMAT:
-        raise PolicyFileError(f"{path} is not a {POLICY_FORMAT} file")
-    meta, weights = blob["meta"], blob.get("weights", {})
-    try:
-        hidden = sorted(
-            {int(k.split(".")[2]) for k in weights if k.startswith("mlp_extractor.policy_net.")}
-        )
-        layers = [
-            (
-                weights[f"mlp_extractor.policy_net.{i}.weight"].numpy().astype(np.float32),
-                weights[f"mlp_extractor.policy_net.{i}.bias"].numpy().astype(np.float32),
-            )
-            for i in hidden
-        ]
-        layers.append((weights["action_net.weight"].numpy().astype(np.float32), weights["action_net.bias"].numpy().astype(np.float32)))
-        net = MaskedMLP(layers, meta.get("activation", "tanh"))
-    except (KeyError, AttributeError, IndexError, ValueError) as exc:
-        raise PolicyFileError(f"{path} holds incomplete policy weights ({exc})") from None
-    if "obs_size" in meta and net.obs_size != meta["obs_size"]:
-        raise PolicyFileError(f"{path}: weights take {net.obs_size} inputs but meta says {meta['obs_size']}")
+        with warnings.catch_warnings():  # torch warns about pickle protocols; the answer is below
+            warnings.simplefilter("ignore")
+            blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 -- any failure to read is the same answer for the user
+        raise PolicyFileError(f"{path}: {_torch_problem(exc)}; a policy file is {_ALLOWED}") from None
+    if not isinstance(blob, dict) or not isinstance(blob.get("meta"), dict) \
+            or blob["meta"].get("format") != POLICY_FORMAT:
+        raise PolicyFileError(f"{path}: not a {POLICY_FORMAT} file; a policy file is {_ALLOWED}")
+    meta, weights = blob["meta"], blob.get("weights")
+    if meta.get("version") not in (None, POLICY_VERSION):
+        raise PolicyFileError(f"{path}: policy format version {meta.get('version')!r} is not supported; "
+                              f"this club-envs reads version {POLICY_VERSION}")
+    net = _network(path, weights, meta)
+    _check_meta(path, net, meta)
+    if game is not None:
+        check_policy_for_game(path, net, meta, game)
+    return net, meta
+
+
+def _torch_problem(exc: Exception) -> str:
+    """What went wrong in ``torch.load``, in one line and without torch's advice to load the file
+    unsafely (``weights_only=False`` would run code from the file: never the answer here)."""
+    from club_envs.limits import one_line
+
+    text = str(exc)
+    if "Unsupported global" in text:
+        found = re.search(r"GLOBAL ([\w.]+)", text)
+        what = f" ({found.group(1)})" if found else ""
+        return f"holds pickled Python objects{what}, not only weights, and was not loaded (no code in it ran)"
+    if "WeightsUnpickler error:" in text:
+        detail = text.split("WeightsUnpickler error:", 1)[1].strip().split("\n")[0]
+        return f"not a policy file (corrupt or not written by torch.save: {one_line(detail, 80)})"
+    if isinstance(exc, EOFError) or not text:
+        return "not a policy file (the file is empty or cut short)"
+    return f"not a policy file (corrupt or cut short: {one_line(text.split('. ')[0], 100)})"
+
+
+def _network(path: Path, weights: Any, meta: Mapping[str, Any]) -> MaskedMLP:
+    """The layers in ``weights``, checked for names, shapes, types and finiteness."""
+    import torch
+
+    from club_envs.limits import brief
+
+    if not isinstance(weights, dict) or not weights:
+        raise PolicyFileError(f"{path}: 'weights' is missing or empty; it maps layer names to tensors")
+    hidden: set[int] = set()
+    for key, value in weights.items():
+        if not isinstance(key, str) or not key.startswith(_WEIGHT_PREFIXES):
+            raise PolicyFileError(f"{path}: unexpected weight {brief(key)}; allowed names: "
+                                  "mlp_extractor.policy_net.<i>.weight/.bias, action_net.weight/.bias")
+        if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
+            raise PolicyFileError(f"{path}: weight {key!r} is not a floating-point tensor")
+        if key.startswith("mlp_extractor.policy_net."):
+            index, _, part = key[len("mlp_extractor.policy_net."):].partition(".")
+            if not index.isdigit() or len(index) > 3 or part not in ("weight", "bias"):
+                raise PolicyFileError(f"{path}: unexpected weight {brief(key)}; allowed names: "
+                                      "mlp_extractor.policy_net.<i>.weight/.bias, action_net.weight/.bias")
+            hidden.add(int(index))
+        elif key not in ("action_net.weight", "action_net.bias"):
+            raise PolicyFileError(f"{path}: unexpected weight {brief(key)}; allowed names: "
+                                  "mlp_extractor.policy_net.<i>.weight/.bias, action_net.weight/.bias")
+    names = [(f"mlp_extractor.policy_net.{i}.weight", f"mlp_extractor.policy_net.{i}.bias") for i in sorted(hidden)]
+    names.append(("action_net.weight", "action_net.bias"))
+    layers = []
+    inputs = None
+    for weight_name, bias_name in names:
+        if weight_name not in weights or bias_name not in weights:
+            missing = weight_name if weight_name not in weights else bias_name
+            raise PolicyFileError(f"{path}: holds incomplete policy weights (no {missing!r})")
+        weight, bias = weights[weight_name], weights[bias_name]
+        if weight.dim() != 2 or bias.dim() != 1 or bias.shape[0] != weight.shape[0] or 0 in weight.shape:
+            raise PolicyFileError(f"{path}: layer {weight_name.rsplit('.', 1)[0]!r} has shapes {tuple(weight.shape)} "
+                                  f"and {tuple(bias.shape)}; expected (outputs, inputs) and (outputs,)")
+        if inputs is not None and weight.shape[1] != inputs:
+            raise PolicyFileError(f"{path}: layer {weight_name.rsplit('.', 1)[0]!r} takes {weight.shape[1]} inputs "
+                                  f"but the layer before gives {inputs}")
+        if not (torch.isfinite(weight).all() and torch.isfinite(bias).all()):
+            raise PolicyFileError(f"{path}: layer {weight_name.rsplit('.', 1)[0]!r} holds NaN or infinite numbers")
+        inputs = weight.shape[0]
+        layers.append((weight.detach().numpy().astype(np.float32), bias.detach().numpy().astype(np.float32)))
+    activation = meta.get("activation", "tanh")
+    if activation not in _ACTIVATIONS:
+        raise PolicyFileError(f"{path}: activation {brief(activation)} is not allowed; allowed values: "
+                              f"{', '.join(_ACTIVATIONS)}")
+    return MaskedMLP(layers, activation)
+
+
+def _check_meta(path: Path, net: MaskedMLP, meta: Mapping[str, Any]) -> None:
+    """The metadata must describe the weights it comes with."""
+    from club_envs.limits import brief
+
+    for key, size in (("obs_size", net.obs_size), ("num_actions", net.num_actions)):
+        if key in meta and (isinstance(meta[key], bool) or meta[key] != size):
+            raise PolicyFileError(f"{path}: meta {key} is {brief(meta[key])} but the weights have {size}")
+    if net.num_actions < 1:
+        raise PolicyFileError(f"{path}: the network has no actions")
     try:
         extra = features.get(meta.get("features"))
-    except ValueError as exc:
-        raise PolicyFileError(f"{path}: {exc}") from None
+    except (ValueError, TypeError):
+        raise PolicyFileError(f"{path}: features {brief(meta.get('features'))} is not allowed; allowed values: "
+                              f"{', '.join(features.NAMES)}") from None
     if extra is not None and net.obs_size != extra.obs_size + extra.extra:
         raise PolicyFileError(f"{path}: weights take {net.obs_size} inputs but features {meta['features']!r} "
                               f"give {extra.obs_size + extra.extra}")
-    return net, meta
+    roles = meta.get("roles")
+    if roles is not None and (not isinstance(roles, (list, tuple)) or not all(isinstance(r, str) for r in roles)):
+        raise PolicyFileError(f"{path}: meta roles is {brief(roles)}; expected a list of role names or none")
+    if "deterministic" in meta and not isinstance(meta["deterministic"], bool):
+        raise PolicyFileError(f"{path}: meta deterministic is {brief(meta['deterministic'])}; expected true or false")
+
+
+def game_sizes(game: Any) -> tuple[int, int]:
+    """The observation size and the action count ``game`` (a game package) gives its agents."""
+    import importlib
+
+    observer = importlib.import_module(f"{game.__name__}.observer")
+    actions = importlib.import_module(f"{game.__name__}.actions")
+    return int(observer.Observer(game.Config()).size), int(actions.NUM_ACTIONS)
+
+
+def check_policy_for_game(path: str | os.PathLike, net: MaskedMLP, meta: Mapping[str, Any], game: Any) -> None:
+    """Raise :class:`PolicyFileError` unless the policy in ``path`` can play ``game``."""
+    from club_envs.games import canonical_name
+    from club_envs.limits import brief
+
+    name = meta.get("game")
+    if name is not None:
+        try:
+            own = canonical_name(str(name))
+        except ValueError:
+            own = None
+        if own != game.RECORD_NAME:
+            raise PolicyFileError(f"{path}: a policy for {brief(name)}, not for {game.RECORD_NAME}; "
+                                  f"use a {game.RECORD_NAME} policy")
+    obs_size, num_actions = game_sizes(game)
+    extra = features.get(meta.get("features"))
+    takes = net.obs_size if extra is None else extra.obs_size
+    if takes != obs_size:
+        raise PolicyFileError(f"{path}: the policy takes observations of size {takes}, {game.RECORD_NAME} gives "
+                              f"{obs_size}; use a policy trained for {game.RECORD_NAME}")
+    if net.num_actions != num_actions:
+        raise PolicyFileError(f"{path}: the policy chooses among {net.num_actions} actions, {game.RECORD_NAME} has "
+                              f"{num_actions}; use a policy trained for {game.RECORD_NAME}")
+    roles = meta.get("roles")
+    if roles:
+        unknown = [r for r in roles if r not in game.ROLES]
+        if unknown:
+            allowed = ", ".join(game.ROLES) or f"none ({game.RECORD_NAME} has no roles)"
+            raise PolicyFileError(f"{path}: role {brief(unknown[0])} is not a {game.RECORD_NAME} role; "
+                                  f"allowed values: {allowed}")
 
 
 class PolicyAgent:
@@ -149,9 +296,10 @@ class PolicyAgent:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, name: str | None = None, deterministic: bool | None = None,
-                  seed: int | None = None) -> PolicyAgent:
-        """``deterministic=None`` takes the file's own default (``meta["deterministic"]``, else sampling)."""
-        net, meta = load_policy_file(path)
+                  seed: int | None = None, game: Any = None) -> PolicyAgent:
+        """``deterministic=None`` takes the file's own default (``meta["deterministic"]``, else sampling);
+        with ``game`` the file is checked against that game as it loads."""
+        net, meta = load_policy_file(path, game=game)
         if deterministic is None:
             deterministic = bool(meta.get("deterministic", False))
         return cls(net, name=name or Path(path).stem, deterministic=deterministic, seed=seed, meta=meta)
@@ -161,18 +309,45 @@ class PolicyAgent:
             self._rng = np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> int:
+        probs = self.net.masked_probabilities(self.inputs(decision), decision.action_mask)
+        return self.choose(probs)
+
+    def inputs(self, decision: Decision) -> np.ndarray:
+        """What the network reads for ``decision``: the observation, plus the policy's extra inputs."""
         observation = decision.observation
         if observation.shape[-1] != self.input_size:
             raise PolicyFileError(
                 f"policy {self.name!r} takes observations of size {self.input_size}, "
                 f"the game gives {observation.shape[-1]} (another game or rule set?)"
             )
+        if np.shape(decision.action_mask)[-1] != self.net.num_actions:
+            raise PolicyFileError(
+                f"policy {self.name!r} chooses among {self.net.num_actions} actions, "
+                f"the game has {np.shape(decision.action_mask)[-1]} (another game?)"
+            )
         if self.features is not None:
             observation = self.features.transform(observation, decision.view, decision.action_mask)
-        probs = self.net.masked_probabilities(observation, decision.action_mask)
+        return observation
+
+    def choose(self, probs: np.ndarray) -> int:
         if self.deterministic:
             return int(np.argmax(probs))
         return int(self._rng.choice(len(probs), p=probs))
+
+
+def act_batch(agents: Sequence[PolicyAgent], decisions: Sequence[Decision]) -> list[int]:
+    """The actions of several agents that share one network (``agents[i]`` decides
+    ``decisions[i]``), with one forward pass for all of them; each agent still chooses with its
+    own random generator, so the result equals calling each agent's ``act`` in turn."""
+    net = agents[0].net
+    logits = net.logits(np.stack([a.inputs(d) for a, d in zip(agents, decisions)])).astype(np.float64)
+    actions = []
+    for agent, decision, row in zip(agents, decisions, logits):
+        legal = np.asarray(decision.action_mask, dtype=bool)
+        row = np.where(legal, row, -np.inf)
+        probs = np.exp(row - row[legal].max())
+        actions.append(agent.choose(probs / probs.sum()))
+    return actions
 
 
 class RoleDispatchAgent:

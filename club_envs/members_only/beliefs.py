@@ -80,6 +80,36 @@ def view_offsets(unseen: tuple[int, ...], to_come: int) -> np.ndarray:
     return _offsets_of(tuple(int(u) for u in unseen), int(to_come))
 
 
+@functools.lru_cache(maxsize=16384)
+def _counts_of(unseen: tuple[int, ...], to_come: int, base: tuple[int, ...]) -> np.ndarray:
+    shown = np.concatenate([np.maximum(base, 0), np.maximum(np.negative(base), 0)])
+    out = count_distribution(_offsets_of(unseen, to_come), shown)
+    out.flags.writeable = False
+    return out
+
+
+def position_counts(unseen, to_come: int, shown) -> np.ndarray:
+    """The final-count distributions ``(5, 12)`` of one position, cached. Only "normal minus NO!"
+    of the shown cards matters, so positions that differ otherwise share one entry."""
+    base = tuple(int(shown[c]) - int(shown[NUM_CATEGORIES + c]) for c in range(NUM_CATEGORIES))
+    return _counts_of(tuple(int(u) for u in unseen), int(to_come), base)
+
+
+@functools.lru_cache(maxsize=16384)
+def _features_of(unseen: tuple[int, ...], to_come: int, base: tuple[int, ...]) -> np.ndarray:
+    counts = _counts_of(unseen, to_come, base)
+    out = np.concatenate([space_probabilities(counts).reshape(-1), (counts @ COUNT_VALUES) / MAX_COUNT])
+    out = out.astype(np.float32)
+    out.flags.writeable = False
+    return out
+
+
+def position_features(unseen, to_come: int, shown) -> np.ndarray:
+    """:func:`observation_beliefs` of one position given as card counts (cached)."""
+    base = tuple(int(shown[c]) - int(shown[NUM_CATEGORIES + c]) for c in range(NUM_CATEGORIES))
+    return _features_of(tuple(int(u) for u in unseen), int(to_come), base)
+
+
 def offset_distribution(unseen: np.ndarray, to_come: np.ndarray) -> np.ndarray:
     """P(drawn normal - drawn NO! = d) per category when ``to_come`` cards are drawn from ``unseen``.
 
@@ -104,14 +134,19 @@ def offset_distribution(unseen: np.ndarray, to_come: np.ndarray) -> np.ndarray:
     return out
 
 
+# _LANDS[b + _LAND_SHIFT][o, k] = 1 when a category with "shown normal - shown NO!" = b and drawn
+# offset index o ends with count k (counts below 0 are 0, so several offsets may land on one count).
+_LAND_SHIFT = 2 * DECK_SIZE
+_LANDS = (np.clip(np.arange(-_LAND_SHIFT, _LAND_SHIFT + 1)[:, None] + _OFFSETS[None, :], 0, MAX_COUNT)[..., None]
+          == COUNT_VALUES).astype(float)  # (261, 14, 12)
+
+
 def count_distribution(offsets: np.ndarray, shown: np.ndarray) -> np.ndarray:
     """P(final count = k), k = 0..11, per category: ``shown`` ``(..., 10)`` cards already certain to
     reach the display (normal then NO!), ``offsets`` from :func:`offset_distribution`."""
     shown = np.asarray(shown, dtype=np.int64)
     base = shown[..., :NUM_CATEGORIES] - shown[..., NUM_CATEGORIES:]  # (..., 5)
-    counts = np.clip(base[..., None] + _OFFSETS, 0, MAX_COUNT)  # (..., 5, 14)
-    lands = counts[..., None] == COUNT_VALUES  # (..., 5, 14, 12): several offsets may clip to one count
-    return np.einsum("...o,...ok->...k", offsets, lands)
+    return np.einsum("...o,...ok->...k", offsets, _LANDS[base + _LAND_SHIFT])
 
 
 def space_probabilities(counts: np.ndarray) -> np.ndarray:
@@ -145,7 +180,10 @@ def observation_beliefs(observations: np.ndarray) -> np.ndarray:
     present = obs[:, _PRESENT] > 0.5
     others = present[:, 1:MAX_PLAYERS]
     to_come = (sizes[:, 1:MAX_PLAYERS] * others).sum(axis=1) - others.sum(axis=1)
-    counts = count_distribution(offset_distribution(unseen, to_come), display + hand + pending)
+    shown = display + hand + pending
+    if single:  # one decision at a time (an agent at the table): the cached path
+        return position_features(unseen[0], max(0, int(to_come[0])), shown[0]).copy()
+    counts = count_distribution(offset_distribution(unseen, to_come), shown)
     features = np.concatenate(
         [space_probabilities(counts).reshape(len(obs), -1), (counts @ COUNT_VALUES) / MAX_COUNT], axis=1)
     out = features.astype(np.float32)

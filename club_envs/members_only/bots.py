@@ -108,8 +108,7 @@ class HeuristicAgent:
     def bet_values(self, view: View) -> np.ndarray:
         """The expected gain of every bet action (``(80,)``, indexed by action) in this position."""
         if self.samples is None:
-            offsets, shown = _exact_estimate(view)
-            p_correct = beliefs.space_probabilities(beliefs.count_distribution(offsets, shown))
+            p_correct = beliefs.space_probabilities(beliefs.position_counts(*_exact_position(view)))
         else:
             counts = final_counts(self._final_card_samples(view))
             # p_correct[category, space]
@@ -176,10 +175,10 @@ class HeuristicAgent:
         return values
 
 
-def _exact_estimate(view: View) -> tuple[np.ndarray, np.ndarray]:
-    """The exact form of :meth:`HeuristicAgent._final_card_samples`: the distribution of "drawn
-    normal - drawn NO!" per category over the cards the other players will show, and the cards
-    certain to be shown (display + own cards)."""
+def _exact_position(view: View) -> tuple[np.ndarray, int, np.ndarray]:
+    """What the exact form of :meth:`HeuristicAgent._final_card_samples` needs: the cards this seat
+    has not seen, how many of them the other players will still show, and the cards certain to
+    be shown (display + own cards)."""
     own = _own_contribution(view)
     display = np.array(view.display)
     unseen = np.array(COPIES_PER_TYPE) - display - own
@@ -187,7 +186,7 @@ def _exact_estimate(view: View) -> tuple[np.ndarray, np.ndarray]:
         unseen[view.own_discard] -= 1
     others = [s for s in range(view.num_players) if s != view.seat]
     to_come = max(0, sum(view.hand_sizes[s] for s in others) - len(others))
-    return beliefs.view_offsets(unseen, to_come), display + own
+    return unseen, to_come, display + own
 
 
 _CARD_ROWS = np.eye(NUM_CARD_TYPES, dtype=np.int64)
@@ -200,8 +199,8 @@ def _exact_value_without_each_card(view: View, chips) -> dict[int, float]:
     category = chips[0]
     if len(category) == 0:
         return {card: 0.0 for card in held}
-    offsets, shown = _exact_estimate(view)
-    counts = beliefs.count_distribution(offsets[None], shown[None, :] - _CARD_ROWS[held])  # (held, 5, 12)
+    unseen, to_come, shown = _exact_position(view)
+    counts = np.stack([beliefs.position_counts(unseen, to_come, shown - _CARD_ROWS[card]) for card in held])
     _, threshold, at_most, win, lose = chips
     correct = np.where(at_most[:, None], beliefs.COUNT_VALUES[None, :] <= threshold[:, None],
                        beliefs.COUNT_VALUES[None, :] >= threshold[:, None])  # (chips, 12)

@@ -34,7 +34,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from club_envs.agents.base import Agent, Decision, as_agent
+from club_envs.agents.base import Agent, Decision, as_agent, play_through
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.bots import make_agent
@@ -118,6 +118,13 @@ class MembersOnlyGymEnv(gymnasium.Env):
     # ------------------------------------------------------------------ the Gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        return play_through(self.reset_moves(seed=seed, options=options))
+
+    def step(self, action: Any):
+        return play_through(self.step_moves(action))
+
+    def reset_moves(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """:meth:`reset` as a generator of the opponents' moves (see ``club_envs.agents.base.play_through``)."""
         super().reset(seed=seed)
         if self._opponents is None:
             self._opponents = self._build_opponents()
@@ -134,10 +141,11 @@ class MembersOnlyGymEnv(gymnasium.Env):
             if seat_i in self._by_seat:
                 self._by_seat[seat_i].reset(seat_i, agent_seed)
         self._heat = 1
-        self._play_opponents()  # nothing is scored before the learner's first move in heat 1
+        yield from self._opponent_moves()  # nothing is scored before the learner's first move in heat 1
         return self._observation(), self._info()
 
-    def step(self, action: Any):
+    def step_moves(self, action: Any):
+        """:meth:`step` as a generator of the opponents' moves."""
         game = self.game
         if game is None or game.is_over:
             raise RuntimeError("step() called on a finished game; call reset() first")
@@ -149,7 +157,7 @@ class MembersOnlyGymEnv(gymnasium.Env):
             return self._observation(), -1.0, True, False, self._info()
         game.apply_action(action)
         reward = self._after_action()
-        reward += self._play_opponents()
+        reward += yield from self._opponent_moves()
         terminated = game.is_terminal
         truncated = game.is_truncated
         if self.render_mode == "human":
@@ -177,9 +185,9 @@ class MembersOnlyGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ internals
 
-    def _play_opponents(self) -> float:
-        """Let the opponents move until it is the learner's turn or the game is over; returns the
-        learner's reward collected meanwhile."""
+    def _opponent_moves(self):
+        """Let the opponents move until it is the learner's turn or the game is over, yielding each
+        ``(agent, decision)`` for its action; returns the learner's reward collected meanwhile."""
         game = self.game
         reward = 0.0
         while not game.is_over and game.current_player != self.seat:
@@ -189,7 +197,7 @@ class MembersOnlyGymEnv(gymnasium.Env):
                 seat, view, game.legal_actions(), lambda v=view: self.observer.observe(v), game.legal_mask
             )
             agent = self._by_seat[seat]
-            action = agent.act(decision)
+            action = yield agent, decision
             if not game.is_legal(action):
                 raise IllegalActionError(
                     f"opponent {agent.name!r} at seat {seat} chose illegal action {action}; "

@@ -8,7 +8,7 @@ name for every other seat, one name per other seat (in seat order, the human's s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -46,3 +46,31 @@ def parse_opponents(
     if lineup.per_role is not None:
         return None, dict(lineup.per_role)
     return list(lineup.per_seat or ()), None
+
+
+def public_agent_labels(
+    names: Mapping[int, str],
+    per_role: Mapping[str, str] | None,
+    public_roles: Sequence[str] | None,
+    hidden_roles: Mapping[str, Sequence[str]],
+    show: bool = True,
+) -> dict[int, str | None]:
+    """The agent name to show for each agent seat, or ``None`` where it must stay unnamed.
+
+    A name may be shown only if it follows from what the person knows. Seat-by-seat lineups are
+    fixed before the deal, so their names are public. A role-by-role lineup is resolved through
+    the roles dealt: a seat's name is shown only when every secret role behind its public role
+    (Arkham's advisor: Investigator or Black Man) maps to the same agent -- otherwise the name
+    would tell which advisor is the Black Man.
+    """
+    if not show:
+        return {s: None for s in names}
+    if per_role is None:
+        return dict(names)
+    shown: dict[int, str | None] = {}
+    for seat in names:
+        public = public_roles[seat] if public_roles else None
+        candidates = tuple(hidden_roles.get(public, (public,))) if public is not None else ()
+        possible = {per_role[r] for r in candidates if r in per_role}
+        shown[seat] = possible.pop() if len(possible) == 1 else None
+    return shown

@@ -41,6 +41,7 @@ Other commands: table (draw the table again), help, quit (save the unfinished ga
 class ArkhamPresenter(Presenter):
     game = "arkham_decoders_club"
     help_text = HELP
+    hidden_roles = {"advisor": ("investigator", "black_man")}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

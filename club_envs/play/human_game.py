@@ -33,11 +33,12 @@ from club_envs import records
 from club_envs.agents.base import Agent, Decision
 from club_envs.errors import IllegalActionError
 from club_envs.games import load_game
-from club_envs.play.agents import parse_opponents, resolve_agent
+from club_envs.play.agents import parse_opponents, public_agent_labels, resolve_agent
 from club_envs.play.presenters import Presenter, presenter_for
 
 HUMAN = "human"
 RANDOM_ROLE = "random"
+SEED_BITS = 128
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,10 @@ class HumanGame:
     history: list[Frame] = field(default_factory=list)
     saved_path: Path | None = None
     moves_played: int = 0
+    # every move in order, ``(seat, action)``: with the seed it re-creates the game exactly
+    move_log: list[tuple[int, int]] = field(default_factory=list)
+    # further top-level fields of the record (a study's condition and participant)
+    record_extra: dict[str, Any] = field(default_factory=dict)
     _seen_events: int = 0
     _observer: Any = None
 
@@ -106,8 +111,15 @@ class HumanGame:
         seed: int | None = None,
         interface: str = "terminal",
         make_agent: Callable[[ModuleType, str, Any, int | None], Agent] = resolve_agent,
+        show_agents: bool = True,
     ) -> HumanGame:
-        """Deal a game and seat everyone; ``ValueError`` names any bad option and what is allowed."""
+        """Deal a game and seat everyone; ``ValueError`` names any bad option and what is allowed.
+
+        Without a ``seed`` the deal comes from 128 bits of fresh entropy: a smaller seed space
+        could be searched for the deal that matches the person's first view. ``show_agents=False``
+        keeps agent names off the table altogether (a blind study); with ``True`` a seat's agent
+        is named only when the name follows from public information (see :func:`public_agent_labels`).
+        """
         game = load_game(game_name)
         if num_players not in game.PLAYER_COUNTS:
             raise ValueError(
@@ -115,9 +127,9 @@ class HumanGame:
             )
         config = game.Config(num_players=num_players)
         if seed is None:
-            seed = secrets.randbelow(2**31)
-        elif isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed {seed!r} is not allowed; expected a whole number >= 0")
+            seed = secrets.randbits(SEED_BITS)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**SEED_BITS:
+            raise ValueError(f"seed {seed!r} is not allowed; expected a whole number from 0 to 2**{SEED_BITS} - 1")
         state = _engine(game).State(config, seed=seed)
         human_seat = _choose_seat(game, state, num_players, seat, role, seed)
         per_seat, per_role = parse_opponents(opponents, game, num_players)
@@ -137,7 +149,10 @@ class HumanGame:
             agent = make_agent(game, name, config, agent_seed)
             agent.reset(s, agent_seed)
             agents[s] = agent
-        presenter = presenter_for(game.RECORD_NAME)(config, human_seat, names, getattr(state, "roles", None))
+        presenter_class = presenter_for(game.RECORD_NAME)
+        public_roles = getattr(state, "roles", None)
+        shown = public_agent_labels(names, per_role, public_roles, presenter_class.hidden_roles, show_agents)
+        presenter = presenter_class(config, human_seat, shown, public_roles)
         self = cls(game, config, seed, human_seat, names, agents, state, presenter, interface)
         self.history.append(Frame(None, self._new_lines(), self.view()))
         return self
@@ -233,23 +248,52 @@ class HumanGame:
                 on_frame(frame)
         return frames
 
-    def _agent_move(self, seat: int) -> Frame:
+    def decision(self) -> Decision:
+        """The seat to move's turn as that seat sees it (what an agent in it is asked)."""
+        seat = self.state.current_player
         view = self.state.player_view(seat)
         legal = list(self.state.legal_actions())
-        decision = Decision(seat, view, legal, lambda: self._observe(view), lambda: self._mask(legal))
-        action = self.agents[seat].act(decision)
+        return Decision(seat, view, legal, lambda: self._observe(view), lambda: self._mask(legal))
+
+    def _agent_move(self, seat: int, stored: int | None = None) -> Frame:
+        decision = self.decision()
+        # Asked even when the move is known (a resumed game): the agent's own state (its random
+        # generator, its beliefs) must advance exactly as it did the first time.
+        action = int(self.agents[seat].act(decision))
+        if stored is not None:
+            action = stored
         try:
-            return self._apply(seat, int(action))
+            return self._apply(seat, action)
         except IllegalActionError:
             # A broken agent must not hang the person's game: it forfeits, as in the environments.
             self.state.forfeit(seat)
             self.moves_played += 1
+            self.move_log.append((seat, action))
             return self._frame(seat, [f"{self.presenter.labels[seat]} tried an illegal move and forfeits."])
 
     def _apply(self, seat: int, action: int) -> Frame:
         self.state.apply_action(action)
         self.moves_played += 1
+        self.move_log.append((seat, action))
         return self._frame(seat)
+
+    def replay_moves(self, moves: Sequence[tuple[int, int]]) -> None:
+        """Play ``moves`` (a stored :attr:`move_log`) on a freshly created game of the same seed
+        and options: the game, the agents and the person's log end exactly where they stood.
+
+        ``ValueError`` if a move does not fit the game (a store that does not belong to it).
+        """
+        for number, (seat, action) in enumerate(moves):
+            if self.over or self.state.current_player != seat:
+                raise ValueError(f"stored move {number} is for seat {seat}, but the game expects "
+                                 f"{'no move' if self.over else f'seat {self.state.current_player}'}")
+            if seat == self.human_seat:
+                try:
+                    self.play(int(action))
+                except (NotYourTurn, IllegalMove) as exc:
+                    raise ValueError(f"stored move {number} does not fit the game: {exc}") from None
+            else:
+                self._agent_move(seat, stored=int(action))
 
     def _frame(self, seat: int | None, extra: Sequence[str] = ()) -> Frame:
         frame = Frame(seat, [*extra, *self._new_lines()], self.view())
@@ -299,6 +343,7 @@ class HumanGame:
             record["ended_at"] = self.ended_at
         if not self.finished:
             record["abandoned"] = True
+        record.update(self.record_extra)
         return record
 
     def save(self, folder: str | Path) -> Path:

@@ -17,12 +17,14 @@ class Presenter:
 
     game = ""
     help_text = ""
+    # public role -> the secret roles a seat showing it may hold (the rest show what they are)
+    hidden_roles: Mapping[str, tuple[str, ...]] = {}
 
     def __init__(
         self,
         config: Any,
         human_seat: int,
-        agent_names: Mapping[int, str],
+        agent_names: Mapping[int, str | None],
         public_roles: Sequence[str] | None = None,
     ) -> None:
         self.config = config
@@ -32,10 +34,13 @@ class Presenter:
         self.labels = [self._label(s) for s in range(config.num_players)]
 
     def _label(self, seat: int) -> str:
+        """From public facts only: the seat, its public role, and its agent's name when shown."""
         if seat == self.human_seat:
             return "you"
-        role = f"{self.public_roles[seat]}, " if self.public_roles else ""
-        return f"seat {seat} ({role}{self.agent_names[seat]})"
+        parts = [self.public_roles[seat]] if self.public_roles else []
+        if self.agent_names.get(seat):
+            parts.append(str(self.agent_names[seat]))
+        return f"seat {seat} ({', '.join(parts)})" if parts else f"seat {seat}"
 
     def seat_name(self, seat: int) -> str:
         """``"seat 2 (heuristic)"`` for an agent; ``"you (seat 0)"`` for the person."""

@@ -122,7 +122,7 @@ def test_members_only_complete_game_in_the_browser(server, page):
     assert record["human_seat"] == 1 and record["interface"] == "browser"
     assert [s["controller"] for s in record["seats"]] == ["heuristic", "human", "heuristic", "heuristic"]
     assert records.replay(record)["winners"] == record["result"]["winners"]
-    page.click("text=Results")
+    page.click("text=Your games")
     assert page.inner_text("#results").count("members_only") >= 1
 
 
@@ -184,7 +184,10 @@ def test_unknown_game_page_says_so(server, page):
     response = page.goto(base + "/games/does-not-exist")
     assert response.status == 404
     assert "unknown game id" in page.inner_text("#error-message")
+    api = page.request.get(base + "/api/games/does-not-exist")
+    assert api.status == 404 and api.json()["error"] == "unknown game id 'does-not-exist'"
+    # a request that changes something needs the page's token first
     api = page.request.post(base + "/api/games/does-not-exist/move",
                             data=json.dumps({"game_id": "x", "seat": 0, "action": 0, "step": 0}),
                             headers={"content-type": "application/json"})
-    assert api.status == 404 and api.json()["error"] == "unknown game id 'does-not-exist'"
+    assert api.status == 403 and "open the start page" in api.json()["error"]

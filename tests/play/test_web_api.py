@@ -4,16 +4,12 @@ error and change no game; real moves play the game to its saved record."""
 from __future__ import annotations
 
 import random
-import warnings
 
 import pytest
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # the test client warns about its HTTP library, not about us
-    from fastapi.testclient import TestClient
-
 from club_envs import records
 from club_envs.web.app import create_app
+from tests.play.web_client import browser, new_game
 
 
 @pytest.fixture
@@ -23,21 +19,14 @@ def app(tmp_path):
 
 @pytest.fixture
 def client(app):
-    c = TestClient(app)
-    c.get("/")  # the browser cookie
-    return c
-
-
-def new_game(client, **form) -> str:
-    data = {"game": "members_only", "players": 4, "seat": "0", "opponent": "random", "seed": "7", **form}
-    r = client.post("/games", data=data, follow_redirects=False)
-    assert r.status_code == 303, r.text
-    return r.headers["location"].rsplit("/", 1)[1]
+    return browser(app)
 
 
 def snapshot(app):
-    """Every game's progress: a refused request must leave all of them as they were."""
-    return {gid: (s.game.step, len(s.game.state.events), s.game.view()) for gid, s in app.state.games.items()}
+    """Every game's progress, in memory and stored: a refused request must leave all as they were."""
+    store = app.state.store
+    return {gid: (s.game.step, len(s.game.state.events), s.game.view(), len(store.moves(gid)))
+            for gid, s in app.state.live.items()}
 
 
 def ready(client, gid) -> dict:
@@ -90,8 +79,7 @@ def test_another_browser_cannot_see_or_move_in_your_game(app, client):
     gid = new_game(client)
     state = ready(client, gid)
     before = snapshot(app)
-    other = TestClient(app)
-    other.get("/")
+    other = browser(app)
     r = other.post(f"/api/games/{gid}/move", json=move_body(gid, state))
     assert r.status_code == 403
     assert "belongs to another browser" in r.json()["error"]
@@ -168,11 +156,12 @@ def test_malformed_moves_are_422_and_change_nothing(app, client, body):
 
 
 def test_bad_new_game_form_shows_the_problem(client):
-    r = client.post("/games", data={"game": "members_only", "players": 4, "seat": "6", "opponent": "random"})
+    r = client.post("/games", data={"game": "members_only", "players": 4, "seat": "6", "opponent": "random",
+                                    "csrf": client.token})
     assert r.status_code == 400
     assert "seat 6 does not exist; expected 0..3" in r.text
     r = client.post("/games", data={"game": "arkham_decoders_club", "players": 5, "role": "leader",
-                                    "opponents_custom": "leader=random"})
+                                    "opponents_custom": "leader=random", "csrf": client.token})
     assert r.status_code == 400 and "no agent for role" in r.text
 
 
@@ -185,7 +174,7 @@ def test_games_are_isolated_and_play_to_saved_records(app, client, tmp_path):
         other = b if gid == a else a
         other_before = snapshot(app)[other]
         state = ready(client, gid)
-        seed_line = f"Seed {app.state.games[gid].game.seed} "
+        seed_line = f"Seed {app.state.live[gid].game.seed} "
         assert seed_line not in client.get(f"/games/{gid}").text  # the seed would tell the deal
         while not state["finished"]:
             r = client.post(f"/api/games/{gid}/move", json=move_body(gid, state, action=rng.choice(state["moves"])["action"]))
@@ -204,9 +193,15 @@ def test_games_are_isolated_and_play_to_saved_records(app, client, tmp_path):
         assert r.status_code == 200 and r.json()["seed"] == record["seed"]
     page = client.get("/results")
     assert page.status_code == 200
+    assert all(path.name in page.text for path in saved)  # the player's own games
+    assert "Agents against people" not in page.text
+    assert client.get("/results/chart.png").status_code == 403  # the report is the owner's
+    owner = browser(app)
+    assert owner.get(f"/admin?token={app.state.admin_token}").status_code == 200
+    page = owner.get("/results")
     assert all(path.name in page.text for path in saved)
     assert "Agents against people" in page.text
-    assert client.get("/results/chart.png").headers["content-type"] == "image/png"
+    assert owner.get("/results/chart.png").headers["content-type"] == "image/png"
     assert client.get("/records/..%2Fsecret.json").status_code == 404
     # a finished game takes no more moves
     r = client.post(f"/api/games/{b}/move", json={"game_id": b, "seat": 0, "action": 80, "step": finished[b]["step"]})

@@ -11,6 +11,8 @@
   const status = document.getElementById("status");
   const speed = document.getElementById("speed");
   let step = Number(root.dataset.step);
+  const tokenMeta = document.querySelector("meta[name='csrf-token']");
+  const csrf = tokenMeta ? tokenMeta.content : "";
 
   // Pause between agent moves: ?delay=ms in the address wins, then the saved choice, then the default.
   const params = new URLSearchParams(window.location.search);
@@ -44,7 +46,7 @@
   async function post(url, body) {
     const response = await fetch(url, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
       credentials: "same-origin",
       body: JSON.stringify(body),
     });

@@ -1,8 +1,9 @@
-"""Saving, loading, validating and replaying game records (``shared`` format, see README)."""
+"""Saving, loading, validating and replaying game records (``shared`` format; docs/records.md)."""
 
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -10,8 +11,15 @@ from typing import Any
 
 import jsonschema
 
+from club_envs.limits import brief, nesting_depth, one_line, read_bytes, size_text
+
 FORMAT = "club-envs-record"
 FORMAT_VERSION = 1
+# Limits a file must meet before it is parsed or validated. A long Members Only game is about
+# 1 MB and records nest 5 levels deep; the limits leave wide room for extra keys while keeping a
+# hostile file from exhausting memory or the interpreter's recursion limit.
+MAX_BYTES = 64 * 2**20
+MAX_DEPTH = 32
 
 
 class RecordError(ValueError):
@@ -31,16 +39,18 @@ def validate(record: Any) -> None:
 
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    if nesting_depth(record, MAX_DEPTH) > MAX_DEPTH:
+        raise RecordError(f"the record nests deeper than {MAX_DEPTH} levels; records nest about 5 levels deep")
     if record.get("format") != FORMAT:
-        raise RecordError(f"'format' must be {FORMAT!r}, got {record.get('format')!r}")
+        raise RecordError(f"'format' must be {FORMAT!r}, got {brief(record.get('format'))}")
     game = record.get("game")
-    if game not in _PACKAGES:
-        raise RecordError(f"'game' must be one of {sorted(_PACKAGES)}, got {game!r}")
+    if not isinstance(game, str) or game not in _PACKAGES:
+        raise RecordError(f"'game' must be one of {sorted(_PACKAGES)}, got {brief(game)}")
     validator = jsonschema.Draft202012Validator(schema_for(game))
     error = jsonschema.exceptions.best_match(validator.iter_errors(record))
     if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise RecordError(f"invalid {game} record at {where}: {error.message}")
+        where = one_line("/".join(str(p) for p in error.absolute_path) or "(top level)", 120)
+        raise RecordError(f"invalid {game} record at {where}: {one_line(error.message)}")
 
 
 def save(record: dict[str, Any], path: str | Path) -> Path:
@@ -54,15 +64,50 @@ def save(record: dict[str, Any], path: str | Path) -> Path:
     return path
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a record file; a corrupt file raises :class:`RecordError` naming it."""
-    path = Path(path)
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:20]} is out of range; records hold finite numbers")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number; records hold finite numbers")
+
+
+def parse(data: bytes | str, source: str = "record") -> Any:
+    """Parse a record's JSON text within :data:`MAX_BYTES` and :data:`MAX_DEPTH`.
+
+    Raises :class:`RecordError` (one line, prefixed with ``source``) for anything that is not
+    plain JSON: bad UTF-8, syntax errors, ``NaN``/``Infinity``, numbers beyond the float range or
+    longer than Python converts, or nesting beyond the limit.
+    """
+    if len(data) > MAX_BYTES:
+        raise RecordError(f"{source}: the file is larger than {size_text(MAX_BYTES)}, the most a record file may be")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RecordError(f"{path}: no such record file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: not a JSON record ({exc})") from None
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{source}: not a JSON record (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{source}: not a JSON record ({one_line(exc)})") from None
+    except RecursionError:
+        raise RecordError(f"{source}: not a JSON record (it nests deeper than {MAX_DEPTH} levels, "
+                          "the most a record may)") from None
+    except ValueError as exc:  # an integer beyond Python's digit limit, or a non-finite number
+        problem = str(exc).splitlines()[0]
+        if "integer string conversion" in problem:
+            problem = "an integer of thousands of digits; records hold integers of at most 20 digits"
+        raise RecordError(f"{source}: not a JSON record ({problem})") from None
+    if nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise RecordError(f"{source}: not a JSON record (it nests deeper than {MAX_DEPTH} levels, the most a record may)")
+    return value
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read and validate a record file; any problem raises :class:`RecordError` naming the file."""
+    path = Path(path)
+    record = parse(read_bytes(path, MAX_BYTES, "record file", RecordError), source=str(path))
     try:
         validate(record)
     except RecordError as exc:
@@ -75,4 +120,10 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
     from club_envs.games import load_game
 
     validate(record)
-    return load_game(record["game"]).replay(record)
+    try:
+        return load_game(record["game"]).replay(record)
+    except RecordError as exc:  # quoted events can be long: keep the message a readable line
+        raise RecordError(one_line(str(exc), 2000)) from None
+    except (ValueError, LookupError, TypeError, ArithmeticError, RecursionError) as exc:
+        # a schema-valid record whose events the engine cannot follow: still a bad record
+        raise RecordError(f"the record does not replay: {exc.__class__.__name__}: {one_line(exc)}") from None

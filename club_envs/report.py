@@ -105,21 +105,45 @@ class Report:
     human_games: int = 0
     unfinished: int = 0
     without_human: int = 0
-    unreadable: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # one line per file skipped, naming it and why
 
 
-def record_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Every ``*.json`` file named, or found (recursively) under a named folder, in sorted order."""
+def record_files(paths: Iterable[str | Path], problems: list[str] | None = None) -> list[Path]:
+    """Every ``*.json`` file named, or found (recursively) under a named folder, in sorted order.
+
+    A path that does not exist or a folder that cannot be searched is added to ``problems`` and
+    skipped (without ``problems``: ``FileNotFoundError``), so one wrong name does not stop a report.
+    """
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"{path}: no such record file or folder")
+        try:
+            if path.is_dir():
+                found.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+                continue
+            if path.is_file():
+                found.append(path)
+                continue
+            problem = f"{path}: no such record file or folder"
+        except OSError as exc:
+            problem = f"{path}: cannot search this folder ({exc.strerror or exc.__class__.__name__})"
+        if problems is None:
+            raise FileNotFoundError(problem)
+        problems.append(problem)
     return found
+
+
+def human_seat_problem(record: dict[str, Any]) -> str | None:
+    """Why the record's ``human_seat`` cannot be trusted (not a seat of the table, or not the
+    seat whose controller is ``human``), or ``None``."""
+    if "human_seat" not in record:
+        return None
+    human, seats = record["human_seat"], record.get("seats", [])
+    if not isinstance(human, int) or isinstance(human, bool) or not 0 <= human < len(seats):
+        return f"human_seat {str(human)[:20]} is not a seat of this {len(seats)}-player table"
+    if human_seats(record) != [human]:
+        return f"human_seat {human} is not the seat whose controller is 'human'"
+    return None
 
 
 def human_seats(record: dict[str, Any]) -> list[int]:
@@ -128,26 +152,41 @@ def human_seats(record: dict[str, Any]) -> list[int]:
 
 
 def summarise(paths: Sequence[str | Path]) -> Report:
-    """Read every record under ``paths`` and tally the human games."""
+    """Read every record under ``paths`` and tally the human games.
+
+    A file that is not a valid record (or a path that does not exist) is named in
+    ``report.unreadable`` and skipped; the others are still counted. Only when no path named
+    holds any file does it raise ``FileNotFoundError``, naming the first problem.
+    """
     report = Report()
     agent_rows: dict[tuple[str, str, str | None], AgentRow] = {}
     human_rows: dict[tuple[str, str | None], HumanRow] = {}
-    for path in record_files(paths):
+    for path in record_files(paths, report.unreadable):
         report.files += 1
         try:
             record = records.load(path)
+            problem = human_seat_problem(record)
+            if problem is not None:
+                raise records.RecordError(f"{path}: {problem}")
+            humans = human_seats(record)
+            rows = load_game(record["game"]).outcomes(record) if humans and record.get("result") else None
         except records.RecordError as exc:
             report.unreadable.append(str(exc))
             continue
-        humans = human_seats(record)
+        except (ValueError, LookupError, TypeError, ArithmeticError) as exc:  # valid shape, impossible content
+            report.unreadable.append(f"{path}: the record's result cannot be scored ({exc.__class__.__name__}: {exc})")
+            continue
         if not humans:
             report.without_human += 1
             continue
-        if not record.get("result"):
+        if rows is None:
             report.unfinished += 1
             continue
         report.human_games += 1
-        _tally(record, humans, agent_rows, human_rows)
+        _tally(record, rows, humans, agent_rows, human_rows)
+    if report.files == 0 and report.unreadable:  # every path named was wrong: nothing to report on
+        raise FileNotFoundError(report.unreadable[0]
+                                + (f" (and {len(report.unreadable) - 1} more)" if len(report.unreadable) > 1 else ""))
     report.agents = sorted(agent_rows.values(), key=lambda r: (r.game, r.agent, _role_order(r.role)))
     report.humans = sorted(human_rows.values(), key=lambda r: (r.game, _role_order(r.role)))
     return report
@@ -157,9 +196,8 @@ def _role_order(role: str | None) -> tuple[int, str]:
     return (0, "") if role in (None, ALL_ROLES) else (1, role)
 
 
-def _tally(record, humans, agent_rows, human_rows) -> None:
+def _tally(record, rows, humans, agent_rows, human_rows) -> None:
     game = load_game(record["game"])
-    rows = game.outcomes(record)
     has_roles = bool(game.ROLES)
     people = [r for r in rows if r.seat in humans]
     human_win = sum(r.win for r in people)

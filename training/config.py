@@ -11,6 +11,7 @@ allowed, e.g. ``game.num_players: 7 is not allowed; allowed values: 3, 4, 5``.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,15 +19,17 @@ from typing import Any
 import jsonschema
 import yaml
 
+from club_envs import limits
 from club_envs.agents.features import NAMES as FEATURE_NAMES
 from club_envs.agents.features import get as get_features
+from club_envs.limits import brief, count_nodes, one_line
 from training.rllib_backend.options import BACKENDS, RLLIB_SCHEMA
 
 GAMES = {"members_only": (3, 4, 5), "arkham_decoders": (4, 5, 6)}
 SIDES = {"members_only": ("player",), "arkham_decoders": ("team", "black_man")}
 SCHEMES = ("latest", "uniform", "recent", "loss")
 # Built-in bots a config may name as opponents; ``heuristic_sampled`` exists for Members Only only.
-GAME_BOTS = {"members_only": ("heuristic", "random", "heuristic_sampled"), "arkham_decoders": ("heuristic", "random")}
+GAME_BOTS = {"members_only": ("heuristic", "random", "heuristic_sampled", "heuristic_bold"), "arkham_decoders": ("heuristic", "random")}
 BOT_NAMES = tuple(dict.fromkeys(b for bots in GAME_BOTS.values() for b in bots))
 
 DEFAULTS: dict[str, Any] = {
@@ -45,7 +48,7 @@ DEFAULTS: dict[str, Any] = {
         "max_grad_norm": 0.5,
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
-    "envs": {"n_envs": 4, "subprocess": False},
+    "envs": {"n_envs": 4, "subprocess": False, "batched": True},
     "selfplay": {
         "scheme": "recent",
         "snapshot_every": 50_000,
@@ -61,8 +64,19 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 
-_POSITIVE_INT = {"type": "integer", "minimum": 1}
+# Upper bounds keep a typo (or ``10**71``) from passing the schema and failing hours later; each
+# is far above any useful value. Seeds fit every generator they reach (numpy, torch, Ray) with room
+# for the per-side and per-worker offsets added to them.
+MAX_STEPS = 10**12
+MAX_GAMES = 10**7
+MAX_SEED = 2**31 - 1
+_POSITIVE_INT = {"type": "integer", "minimum": 1, "maximum": MAX_STEPS}
 _PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+# Limits on the file itself, checked before it is turned into Python objects: a config is a few
+# hundred bytes nesting 3-4 levels deep with about a hundred values.
+MAX_FILE_BYTES = 2**20
+MAX_DEPTH = 16
+MAX_VALUES = 10_000
 
 
 def _section(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -112,30 +126,32 @@ SCHEMA: dict[str, Any] = {
                 {
                     "name": {"enum": ["MaskablePPO"]},
                     "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                    "n_steps": {"type": "integer", "minimum": 8},
-                    "batch_size": {"type": "integer", "minimum": 2},
-                    "n_epochs": _POSITIVE_INT,
+                    "n_steps": {"type": "integer", "minimum": 8, "maximum": 2**20},
+                    "batch_size": {"type": "integer", "minimum": 2, "maximum": 2**26},
+                    "n_epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
                     "gamma": _PROBABILITY,
                     "gae_lambda": _PROBABILITY,
                     "clip_range": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                    "ent_coef": {"type": "number", "minimum": 0},
-                    "vf_coef": {"type": "number", "minimum": 0},
-                    "max_grad_norm": {"type": "number", "exclusiveMinimum": 0},
+                    "ent_coef": {"type": "number", "minimum": 0, "maximum": 100},
+                    "vf_coef": {"type": "number", "minimum": 0, "maximum": 100},
+                    "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
                 }
             ),
             "network": _section(
                 {
-                    "hidden": {"type": "array", "items": _POSITIVE_INT, "minItems": 1, "maxItems": 4},
+                    "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
+                               "minItems": 1, "maxItems": 4},
                     "activation": {"enum": ["tanh", "relu"]},
                     "features": {"enum": list(FEATURE_NAMES)},
                 }
             ),
-            "envs": _section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 64}, "subprocess": {"type": "boolean"}}),
+            "envs": _section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 64}, "subprocess": {"type": "boolean"},
+                              "batched": {"type": "boolean"}}),
             "selfplay": _section(
                 {
                     "scheme": {"enum": list(SCHEMES)},
                     "snapshot_every": _POSITIVE_INT,
-                    "pool_size": _POSITIVE_INT,
+                    "pool_size": {"type": "integer", "minimum": 1, "maximum": 1000},
                     "bots": {"type": "array", "items": {"enum": list(BOT_NAMES)}, "uniqueItems": True},
                     "bot_share": _PROBABILITY,
                     "phase_steps": _POSITIVE_INT,
@@ -143,24 +159,24 @@ SCHEMA: dict[str, Any] = {
             ),
             "pretrain": _section(
                 {
-                    "games": {"type": "integer", "minimum": 0},
+                    "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
                     "imitate": {"enum": ["heuristic", "random"]},
-                    "epochs": _POSITIVE_INT,
+                    "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
                     "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                    "critic_steps": {"type": "integer", "minimum": 0},
+                    "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
                 }
             ),
             "evaluation": _section(
                 {
                     "every": _POSITIVE_INT,
-                    "games": {"type": "integer", "minimum": 0},
+                    "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
                     "opponents": {"type": "array", "items": {"enum": list(BOT_NAMES)}, "minItems": 1},
                     "greedy": {"type": "boolean"},
                 }
             ),
             "checkpoint": _section({"every": _POSITIVE_INT}),
             "budget": _section({"total_steps": _POSITIVE_INT}),
-            "seed": {"type": "integer", "minimum": 0},
+            "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
             "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: training/rllib_backend
             "rllib": RLLIB_SCHEMA,
         },
@@ -187,27 +203,64 @@ def _merge(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, A
 def _describe(error: jsonschema.ValidationError) -> str:
     """One line: the dotted key, what was wrong, and what is allowed there."""
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
-    path = path or "(top level)"
+    path = one_line(path or "(top level)", 120)
     schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"{path}: {brief(error.instance)} is not allowed; allowed values: {_range_text(schema)}"
     if error.validator == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
-        unexpected = sorted(set(error.instance) - set(allowed))
+        unexpected = sorted(map(str, set(error.instance) - set(allowed)))
         where = f"{path}: " if error.absolute_path else ""
-        return f"{where}unknown key {', '.join(map(repr, unexpected))}; allowed keys: {', '.join(allowed)}"
+        return one_line(f"{where}unknown key {', '.join(map(repr, unexpected))}; allowed keys: {', '.join(allowed)}")
     if error.validator == "required":
         return f"{path}: {error.message}"
     if error.validator == "enum":
-        return f"{path}: {error.instance!r} is not allowed; allowed values: {', '.join(map(str, error.validator_value))}"
+        return f"{path}: {brief(error.instance)} is not allowed; allowed values: {', '.join(map(str, error.validator_value))}"
     if error.validator == "anyOf":
         enums = [alt.get("enum") or alt.get("items", {}).get("enum") for alt in error.validator_value]
         allowed = next((e for e in enums if e), None)
         if allowed:
-            return (f"{path}: {error.instance!r} is not allowed; allowed values: {', '.join(map(str, allowed))} "
+            return (f"{path}: {brief(error.instance)} is not allowed; allowed values: {', '.join(map(str, allowed))} "
                     "(or a list of them)")
-        return f"{path}: {error.instance!r} has the wrong type; expected an integer or a list of integers"
+        return f"{path}: {brief(error.instance)} has the wrong type; expected an integer or a list of integers"
     if error.validator == "type":
-        return f"{path}: {error.instance!r} has the wrong type; expected {error.validator_value}"
-    return f"{path}: {error.message}"
+        return f"{path}: {brief(error.instance)} has the wrong type; expected {error.validator_value}"
+    return f"{path}: {one_line(error.message)}"
+
+
+def _range_text(schema: Mapping[str, Any]) -> str:
+    """The allowed interval of a numeric schema, e.g. ``0..2147483647`` or ``> 0 and <= 1``."""
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if "minimum" in schema and "maximum" in schema and schema.get("type") == "integer":
+        return f"{low}..{high}"
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if 'exclusiveMinimum' in schema else '>='} {low}")
+    if high is not None:
+        parts.append(f"{'<' if 'exclusiveMaximum' in schema else '<='} {high}")
+    return " and ".join(parts) or "any number"
+
+
+def _check_plain_data(raw: Any, source: str) -> None:
+    """What YAML allows but a config has no use for: keys that are not text, and ``.nan``/``.inf``.
+
+    Checked before the schema so that every later message can quote keys and values safely.
+    """
+    stack: list[tuple[str, Any]] = [("", raw)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, value in item.items():
+                if not isinstance(key, str):
+                    hint = " (YAML reads yes/no/on/off as true/false: quote the key)" if isinstance(key, bool) else ""
+                    raise ConfigFileError(f"{source}: {where or '(top level)'}: key {brief(key)} is not text; "
+                                          f"keys are names such as 'seed'{hint}")
+                stack.append((f"{where}.{key}" if where else key, value))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{where}[{i}]", value) for i, value in enumerate(item))
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ConfigFileError(f"{one_line(f'{source}: {where}', 200)}: {item} is not allowed; numbers must be finite")
 
 
 def validate(raw: Any, source: str = "config") -> dict[str, Any]:
@@ -217,6 +270,10 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     """
     if not isinstance(raw, Mapping):
         raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
+    if count_nodes(raw, MAX_VALUES) > MAX_VALUES:
+        raise ConfigFileError(f"{source}: holds more than {MAX_VALUES} values once its aliases are expanded; "
+                              "a config holds about a hundred")
+    _check_plain_data(raw, source)
     validator = jsonschema.Draft202012Validator(SCHEMA)
     errors = sorted(validator.iter_errors(raw), key=lambda e: (len(list(e.absolute_path)), str(e.absolute_path)))
     if errors:
@@ -250,20 +307,24 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
         raise ConfigFileError(f"{source}: network.features: {feature_name!r} reads another game's observations; "
                               f"allowed values for {config['game']['name']}: "
                               + ", ".join(n for n in FEATURE_NAMES if n == "none" or get_features(n).game == config["game"]["name"]))
+    if feature_name != "none" and config.get("backend", "sb3") == "rllib":
+        raise ConfigFileError(f"{source}: network.features: {feature_name!r} is not available with backend: rllib "
+                              "(its modules read the observation only); allowed values: none")
     if isinstance(config["game"]["num_players"], int):
         config["game"]["num_players"] = [config["game"]["num_players"]]
 
 
+def read_yaml(path: str | Path) -> Any:
+    """The YAML document in ``path`` as plain Python data, read within the file limits
+    (:data:`MAX_FILE_BYTES`, :data:`MAX_DEPTH`, :data:`MAX_VALUES`; see :func:`club_envs.limits.read_yaml`).
+    Every problem is one :class:`ConfigFileError` line naming the file."""
+    return limits.read_yaml(path, ConfigFileError, "config file", max_bytes=MAX_FILE_BYTES, max_depth=MAX_DEPTH,
+                            max_values=MAX_VALUES, typical="a config nests 3-4 levels deep with about a hundred values")
+
+
 def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a YAML config file."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"config file {path} does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigFileError(f"{path}: not valid YAML ({exc})") from None
-    return validate(raw, source=str(path))
+    """Read and validate a YAML config file; every problem is one :class:`ConfigFileError` line."""
+    return validate(read_yaml(path), source=str(path))
 
 
 def dump(config: Mapping[str, Any]) -> str:

@@ -108,7 +108,7 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         if not (run_dir / "config.yaml").is_file():
             raise FileNotFoundError(f"{run_dir} is not a run folder (no config.yaml)")
         cfg = configs.load(run_dir / "config.yaml")
-        state = json.loads((run_dir / "state.json").read_text()) if (run_dir / "state.json").is_file() else {}
+        state = read_state(run_dir)
     else:
         cfg = configs.load(config_path)
         state = {}
@@ -314,6 +314,25 @@ def save_checkpoint(model: MaskablePPO, run_dir: Path, side: str) -> None:
     os.replace(tmp, final)
     for old in latest_checkpoint(run_dir, side)[KEEP_CHECKPOINTS:]:
         old.unlink(missing_ok=True)
+
+
+def read_state(run_dir: Path) -> dict:
+    """``state.json`` of a run folder (``{}`` before the first checkpoint); a damaged one stops
+    ``--resume`` with one :class:`~training.config.ConfigFileError` line naming it."""
+    from club_envs import records
+    from club_envs.limits import read_bytes
+
+    path = run_dir / "state.json"
+    if not path.is_file():
+        return {}
+    data = read_bytes(path, 2**24, "run state file", configs.ConfigFileError)
+    try:
+        state = records.parse(data, str(path))  # plain JSON within the same limits as a record
+    except records.RecordError as exc:
+        raise configs.ConfigFileError(str(exc).replace("not a JSON record", "not a run state file")) from None
+    if not isinstance(state, dict):
+        raise configs.ConfigFileError(f"{path}: not a run state file; it holds a JSON object of step counters")
+    return state
 
 
 def save_state(run_dir: Path, state: dict) -> None:

@@ -4,6 +4,8 @@
 
 * ``random``, ``heuristic`` -- the game's own bots (these need the game and its config), and any
   further bots a game names in its ``AGENT_NAMES`` (Members Only: ``heuristic_sampled``);
+* ``ismcts`` -- Information-Set MCTS (:mod:`club_envs.search`), with options after colons:
+  ``ismcts:iters=200:rollout=heuristic`` (see :class:`club_envs.search.ismcts.ISMCTSOptions`);
 * a shipped agent's name (``members_only``, ``arkham_team``, ``arkham_black_man``,
   ``arkham_decoders``; see ``shipped_names()``), read from ``club_envs/agents/shipped/``;
 * a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
@@ -26,6 +28,7 @@ from club_envs.agents.policy import PolicyAgent, RoleDispatchAgent
 
 SHIPPED_DIR = Path(__file__).parent / "shipped"
 BOTS = ("random", "heuristic")
+SEARCH_BOT = "ismcts"  # Information-Set MCTS, with options: ismcts:iters=200:rollout=heuristic
 # A shipped name -> (game, {role or "*" -> policy file in SHIPPED_DIR})
 SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
     "members_only": ("members_only", {"*": "members_only.pt"}),
@@ -50,7 +53,7 @@ def bot_names(game: Any = None) -> tuple[str, ...]:
 
 def is_known(name: str, game: Any = None) -> bool:
     base = name.split(":")[0]
-    return base in bot_names(game) or base in SHIPPED or Path(base).exists()
+    return base in bot_names(game) or base == SEARCH_BOT or base in SHIPPED or Path(base).exists()
 
 
 def load(name: str, game: Any = None, config: Any = None, seed: int | None = None) -> Agent:
@@ -59,6 +62,12 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
     Raises ``ValueError`` listing the accepted names when ``name`` is none of them.
     """
     base, _, flag = name.partition(":")
+    if base == SEARCH_BOT:
+        if game is None:
+            raise ValueError(f"agent {base!r} searches a game's own rules: say which game it plays")
+        from club_envs.search.agents import make_ismcts
+
+        return make_ismcts(game, config if config is not None else game.Config(), flag, seed=seed)
     if flag not in ("", "greedy", "sample"):
         raise ValueError(f"unknown agent option {flag!r} in {name!r}; expected ':greedy' or ':sample'")
     deterministic = {"greedy": True, "sample": False}.get(flag)  # None: the policy file's own default
@@ -73,50 +82,52 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
         missing = [f for f in set(files.values()) if not (SHIPPED_DIR / f).is_file()]
         if missing:
             raise ValueError(f"shipped agent {base!r} is not installed (missing {', '.join(missing)})")
-        return _from_files({role: SHIPPED_DIR / f for role, f in files.items()}, name, deterministic, seed)
+        return _from_files({role: SHIPPED_DIR / f for role, f in files.items()}, name, deterministic, seed, game)
     path = Path(base)
     if path.exists():
-        return _from_path(path, name, deterministic, seed)
-    known = ", ".join([*bot_names(game), *shipped_names()])
+        return _from_path(path, name, deterministic, seed, game)
+    known = ", ".join([*bot_names(game), SEARCH_BOT, *shipped_names()])
     raise ValueError(f"unknown agent {name!r}; expected one of {known}, a policy file (*.pt) or a run folder")
 
 
-def _from_files(files: dict[str, Path], name: str, deterministic: bool | None, seed: int | None) -> Agent:
+def _from_files(files: dict[str, Path], name: str, deterministic: bool | None, seed: int | None,
+                game: Any = None) -> Agent:
+    """With ``game``, each file is checked against it as it loads (``PolicyFileError`` otherwise)."""
     if set(files) == {"*"}:
-        return PolicyAgent.from_file(files["*"], name=name, deterministic=deterministic, seed=seed)
+        return PolicyAgent.from_file(files["*"], name=name, deterministic=deterministic, seed=seed, game=game)
     loaded: dict[Path, PolicyAgent] = {}
     by_role = {}
     for role, f in files.items():
         if f not in loaded:
-            loaded[f] = PolicyAgent.from_file(f, name=name, deterministic=deterministic, seed=seed)
+            loaded[f] = PolicyAgent.from_file(f, name=name, deterministic=deterministic, seed=seed, game=game)
         by_role[role] = loaded[f]
     return RoleDispatchAgent(by_role, name=name)
 
 
-def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | None) -> Agent:
+def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | None, game: Any = None) -> Agent:
     if path.is_file():
-        roles = _file_roles(path)
+        roles = _file_roles(path, game)
         if roles is None:
-            return PolicyAgent.from_file(path, name=name, deterministic=deterministic, seed=seed)
-        return _from_files({r: path for r in roles}, name, deterministic, seed)
+            return PolicyAgent.from_file(path, name=name, deterministic=deterministic, seed=seed, game=game)
+        return _from_files({r: path for r in roles}, name, deterministic, seed, game)
     if (path / "best").is_dir():
         path = path / "best"
     if (path / "policy.pt").is_file():
-        return PolicyAgent.from_file(path / "policy.pt", name=name, deterministic=deterministic, seed=seed)
+        return PolicyAgent.from_file(path / "policy.pt", name=name, deterministic=deterministic, seed=seed, game=game)
     files = {}
     for side, roles in _SIDE_FILES.items():
         if (path / f"{side}.pt").is_file():
             files.update({r: path / f"{side}.pt" for r in roles})
     if not files:
         raise ValueError(f"{path} holds no policy file (policy.pt, team.pt or black_man.pt)")
-    return _from_files(files, name, deterministic, seed)
+    return _from_files(files, name, deterministic, seed, game)
 
 
-def _file_roles(path: Path) -> list[str] | None:
+def _file_roles(path: Path, game: Any = None) -> list[str] | None:
     """The roles a policy file says it plays (None: any seat), from its metadata."""
     from club_envs.agents.policy import load_policy_file
 
-    _, meta = load_policy_file(path)
+    _, meta = load_policy_file(path, game=game)
     roles = meta.get("roles")
     return list(roles) if roles else None
 

@@ -29,7 +29,7 @@ face-up cards and who showed them; every seat's decoded cards; the discard pile;
 history summarised per advisor and book; face-up grimoires; deck size; reshuffles; what a
 fourth-card peek taught; the phase and whose turn it is. Seats are egocentric (self first, then
 clockwise) and padded to 6, so one policy plays 4, 5 or 6 players. The named slices are
-`Observer(config).slices`; the table is in the README (`Observer.describe_markdown()`).
+`Observer(config).slices`; the table is in docs/games/arkham_decoders.md (`Observer.describe_markdown()`).
 
 The second advisor to vote does not see the first advisor's pending vote.
 
@@ -64,8 +64,11 @@ Given at the end of the game.
 
 `num_players` (4, 5, 6; default 5), `roles` (fix the public role per seat, default random),
 `insanity_penalty` (default the rulebook's 3/2/1 for 4/5/6 players; 0 = first game),
-`reward_mode`, `illegal_action`, `render_mode` ("ansi" returns the text picture of the table as
-the seat to move sees it, "human" prints it).
+`reward_mode`, `illegal_action`, `render_mode` ("ansi" returns the text picture of the table,
+"human" prints it), `render_seat` (whose view it draws: `None`, the default, the seat to move as
+PettingZoo does -- so "human" shows each mover's hand in turn; a seat number or agent name to
+follow one player; `"public"` for a spectator, no hand or identity shown). `render_for(seat)`
+returns any seat's picture, or the public one, whatever the `render_mode`.
 
 `state()` returns a god's-eye array for centralised critics (see `observer.global_state`).
 
@@ -88,7 +91,7 @@ from pettingzoo.utils import wrappers
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer, global_size, global_state
-from club_envs.arkham_decoders.render import render_text
+from club_envs.arkham_decoders.render import PUBLIC, render_text
 from club_envs.arkham_decoders.rules import Config
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 
@@ -130,8 +133,10 @@ class raw_env(AECEnv, EzPickle):
         reward_mode: str = "win",
         illegal_action: str = "penalize",
         render_mode: str | None = None,
+        render_seat: int | str | None = None,
     ) -> None:
-        EzPickle.__init__(self, num_players, roles, insanity_penalty, reward_mode, illegal_action, render_mode)
+        EzPickle.__init__(self, num_players, roles, insanity_penalty, reward_mode, illegal_action, render_mode,
+                          render_seat)
         super().__init__()
         self.config = Config(
             num_players=num_players,
@@ -149,6 +154,8 @@ class raw_env(AECEnv, EzPickle):
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._render_seat(render_seat)  # refuse a bad seat now, not at the first render
+        self.render_seat = render_seat  # whose view render() draws (see render)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (self.observer.size,), dtype=np.float32),
@@ -243,19 +250,44 @@ class raw_env(AECEnv, EzPickle):
         return global_state(self.game, self.observer)
 
     def render(self) -> str | None:
+        """Draw the table as the seat in :attr:`render_seat` sees it.
+
+        ``render_seat=None`` (the default, PettingZoo's convention) draws the view of the agent to
+        move: with ``render_mode="human"`` that prints each mover's own hand in turn, so use a seat
+        (``2`` or ``"player_2"``) to follow one player or ``"public"`` for the spectator's view,
+        which shows no hand. ``"ansi"`` returns the text, ``"human"`` prints it.
+        """
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        if self.game is None:
-            text = "Arkham Decoders Club: call reset() first"
-        else:
-            text = render_text(self.game, self.game.current_player)
+        text = self.render_for(self.render_seat)
         if self.render_mode == "human":
             print(text + "\n")
             return None
         return text
+
+    def render_for(self, seat: int | str | None = None) -> str:
+        """The table as text from ``seat``'s view whatever the ``render_mode``: a seat number, an
+        agent name (``"player_2"``), ``"public"`` (what a spectator sees: no hand) or ``None`` (the
+        agent to move)."""
+        seat = self._render_seat(seat)
+        if self.game is None:
+            return f"{self.metadata['name']}: call reset() first"
+        return render_text(self.game, seat)
+
+    def _render_seat(self, seat: int | str | None) -> int | str | None:
+        """``seat`` as ``render_text`` takes it; :class:`ConfigError` names the allowed values."""
+        if seat is None or seat == PUBLIC:
+            return seat
+        if isinstance(seat, str) and seat in self.possible_agents:
+            return self.possible_agents.index(seat)
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(self.possible_agents):
+            return int(seat)
+        raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
+                          f"{PUBLIC!r} (a spectator), a seat 0..{len(self.possible_agents) - 1} or an agent name "
+                          f"({', '.join(self.possible_agents)})")
 
     def _deads_step_first(self) -> str:
         # PettingZoo's TerminateIllegalWrapper calls this (and nothing else does for an AEC-only

@@ -1,9 +1,23 @@
-"""A readable text picture of the table as one seat sees it (``render_mode="ansi"``, terminal play)."""
+"""A readable text picture of the table as one seat sees it (``render_mode="ansi"``, terminal play),
+or as a spectator does (``"public"``: public roles, face-up cards, votes; no hand, no identity).
+"""
 
 from __future__ import annotations
 
 from club_envs.arkham_decoders.engine import CHOOSE, END, PROPOSAL, VOTE, State, View
 from club_envs.arkham_decoders.rules import ADVISOR, BOOKS, card_name
+
+PUBLIC = "public"  # the spectator's view: what every seat knows
+SPECTATOR_SEAT = -1  # the ``seat`` of a public view: no seat is "you"
+
+
+def public_view(state: State) -> View:
+    """What a spectator may know: any seat's view with that seat's own knowledge removed (its
+    hand, identity, grimoire, what it knows of the Black Man and the true book, its pending vote)."""
+    view = state.player_view(0)
+    return view._replace(seat=SPECTATOR_SEAT, identity=None, grimoire=None, black_man=None, true_book=None,
+                         hand=(), my_vote=None, peeked=False)
+
 
 _PHASE_TEXT = {
     PROPOSAL: "proposal (show chapter cards)",
@@ -13,20 +27,25 @@ _PHASE_TEXT = {
 }
 
 
-def render_text(view_or_state: View | State, seat: int | None = None) -> str:
+def render_text(view_or_state: View | State, seat: int | str | None = None) -> str:
     """Text table from one seat's view; a State is shown from ``seat`` (default: the seat to move,
-    or seat 0 once the game is over, when the result is appended)."""
+    or seat 0 once the game is over, when the result is appended); ``seat="public"`` draws the
+    spectator's view."""
     state = None
     if isinstance(view_or_state, State):
         state = view_or_state
-        if seat is None:
-            seat = state.current_player if state.current_player is not None else 0
-        view = state.player_view(seat)
+        if seat == PUBLIC:
+            view = public_view(state)
+        else:
+            if seat is None:
+                seat = state.current_player if state.current_player is not None else 0
+            view = state.player_view(seat)
     else:
         view = view_or_state
     n = view.num_players
+    seen_by = "a spectator (public information only)" if view.seat == SPECTATOR_SEAT else f"seat {view.seat}"
     lines = [
-        f"Arkham Decoders Club - {n} players - seen by seat {view.seat}",
+        f"Arkham Decoders Club - {n} players - seen by {seen_by}",
         f"phase: {_PHASE_TEXT[view.phase]}   to move: "
         f"{'-' if view.current_player is None else f'seat {view.current_player}'}",
         f"deck: {view.deck_size} cards   reshuffles: {view.reshuffles}   face-up grimoires (fakes): "

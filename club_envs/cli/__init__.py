@@ -13,15 +13,22 @@ import sys
 
 # Sub-commands in the order ``--help`` lists them; a module that cannot be imported (an optional
 # extra not installed) is left out of the menu rather than breaking the others.
-_COMMANDS = ["simulate", "train", "evaluate", "league", "play", "serve", "report"]
+_COMMANDS = ["simulate", "train", "evaluate", "league", "exploit", "play", "serve", "study", "report"]
 
 
 class UsageError(Exception):
     """A mistake in what the user asked for; reported as one line, exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (the usage is one ``--help`` away), exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="club-envs", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="club-envs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _COMMANDS:
         try:
@@ -40,8 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args._run(args) or 0)
-    except (UsageError, ValueError, FileNotFoundError) as exc:
-        print(f"club-envs {args.command}: error: {exc}", file=sys.stderr)
+    except (UsageError, ValueError) as exc:
+        from club_envs.limits import one_line
+
+        print(f"club-envs {args.command}: error: {one_line(str(exc), 4000)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file or folder the command could not read or write
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"club-envs {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"club-envs {args.command}: interrupted", file=sys.stderr)

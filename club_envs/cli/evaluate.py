@@ -14,6 +14,7 @@ from pathlib import Path
 
 from club_envs.agents.lineup import Lineup
 from club_envs.agents.registry import load as load_agent
+from club_envs.cli.checks import check_count, check_output_file, check_output_folder, check_roles, check_seed
 from club_envs.evaluation import format_table, play_series, play_series_parallel
 from club_envs.games import game_names, load_game
 
@@ -44,12 +45,16 @@ def check_players(game, players: int) -> None:
 def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     check_players(game, args.players)
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
+    check_count(args.games, "--games")
+    check_seed(args.seed)
+    check_count(args.workers, "--workers", high=256)
+    check_output_folder(args.records, "--records")
+    check_output_file(args.json, "--json")
     config = game.Config(num_players=args.players)
     lineup = Lineup.parse(args.agents, game, args.players)
     for name in lineup.names():  # an unknown or unreadable agent fails before the first game
-        load_agent(name, game=game, config=config)
+        roles = [r for r, n in lineup.per_role.items() if n == name] if lineup.per_role else game.ROLES
+        check_roles(load_agent(name, game=game, config=config), name, game, roles)
     seat_agents = list(lineup.per_seat) if lineup.per_seat else None
     role_agents = dict(lineup.per_role) if lineup.per_role else None
     if args.workers < 1:

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from club_envs.agents.registry import load as load_agent
+from club_envs.cli.checks import check_count, check_output_file, check_roles, check_seed
 from club_envs.cli.evaluate import check_players
 from club_envs.evaluation import Tally
 from club_envs.games import game_names, load_game
@@ -71,13 +72,15 @@ def run(args: argparse.Namespace) -> int:
     names = [n.strip() for n in args.agents.split(",") if n.strip()]
     if len(set(names)) < 2 or len(set(names)) != len(names):
         raise ValueError("--agents needs two or more different agents, comma-separated")
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
+    check_count(args.games, "--games")
+    check_seed(args.seed)
+    check_output_file(args.json, "--json")
     config = game.Config(num_players=args.players)
     agents = {}
     for i, name in enumerate(names):
         agents[name] = [load_agent(name, game=game, config=config, seed=args.seed * 101 + i * 11 + s)
                         for s in range(args.players)]
+        check_roles(agents[name][0], name, game, game.ROLES, role_pairs=False)  # each plays both sides
 
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from club_envs.cli.checks import check_output_folder, check_seconds
 from club_envs.games import game_names
 from club_envs.play.human_game import Frame, HumanGame, IllegalMove
 
@@ -52,9 +53,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     stdin = stdin or sys.stdin
     out = stdout or sys.stdout
+    check_seconds(args.delay, "--delay")  # the seed's range (128 bits, as a dealt game shows) is the game's to check
+    check_output_folder(args.records, "--records")
     delay = args.delay if args.delay is not None else (0.6 if out.isatty() and stdin.isatty() else 0.0)
-    if delay < 0:
-        raise ValueError(f"--delay must be 0 or more seconds, got {args.delay}")
     game = HumanGame.create(
         args.game, num_players=args.players, seat=args.seat, role=args.role,
         opponents=args.opponents, seed=args.seed, interface="terminal",

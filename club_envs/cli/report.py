@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from club_envs.cli.checks import check_output_file
 from club_envs.report import format_table, summarise, write_chart, write_csv
+from club_envs.study.report import format_rows as format_studies
+from club_envs.study.report import rows_from_files
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -16,7 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "Read game records (files, or folders searched recursively for *.json), keep the games "
             "a person played (a seat whose controller is 'human'), and print per game, agent and "
             "(Arkham Decoders Club) role: games, the human's and the agent's win share with 95%% "
-            "Wilson intervals, and mean scores. Also writes a CSV file and a PNG chart."
+            "Wilson intervals, and mean scores; games of a study (club-envs study) also per condition "
+            "and role. Also writes a CSV file and a PNG chart."
         ),
     )
     p.add_argument("records", nargs="+", type=Path, help="record files or folders of records")
@@ -29,8 +33,15 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.csv, "--csv")
+    if not args.no_chart:
+        check_output_file(args.png, "--png")
     report = summarise(args.records)
     print(format_table(report))
+    studies = rows_from_files(args.records)  # games of a study: per condition and role
+    if studies:
+        print()
+        print(format_studies(studies))
     print()
     print(f"table written to {write_csv(report, args.csv)}")
     if not args.no_chart:

@@ -11,6 +11,7 @@ from tqdm import tqdm
 
 from club_envs import records
 from club_envs.agents.lineup import Lineup, make_agent
+from club_envs.cli.checks import check_count, check_output_folder, check_roles, check_seed
 from club_envs.games import game_names, load_game
 from club_envs.stats import wilson_interval
 
@@ -37,12 +38,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"{game.RECORD_NAME} takes {', '.join(map(str, game.PLAYER_COUNTS))} players, not {args.players}"
         )
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
+    check_count(args.games, "--games")
+    check_seed(args.seed)
+    check_output_folder(args.out, "--out")
     config = game.Config(num_players=args.players)
     lineup = Lineup.parse(args.agents, game, args.players)
     for name in lineup.names():  # fail on an unknown name before the first game, not mid-run
-        make_agent(game, name, config)
+        roles = [r for r, n in lineup.per_role.items() if n == name] if lineup.per_role else game.ROLES
+        check_roles(make_agent(game, name, config), name, game, roles)
 
     seeds = np.random.SeedSequence(args.seed) if args.seed is not None else None
     totals: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])  # seats, wins, score

@@ -26,5 +26,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"training needs the 'train' extra (pip install 'club-envs[train]'): {exc}") from None
     if args.config is None and args.resume is None:
         raise ValueError("give a CONFIG file (a new run) or --resume RUN_DIR")
+    if args.resume is None:
+        from club_envs.cli.checks import check_output_folder
+
+        check_output_folder(args.runs_dir, "--runs-dir")
     train(args.config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
     return 0

@@ -15,12 +15,12 @@
 
 Reiner Knizia's betting game: each heat the players bet chips on how many uncancelled cards of
 each of five categories will reach the public display, while revealing cards from their hands
-that push the counts. Rules: ``shared/rules/members_only.md`` (README, "Members Only").
+that push the counts. Rules: ``shared/rules/members_only.md`` (docs/games/members_only.md).
 
 ### Observation Space
 
 A dictionary with an ``'observation'`` element -- a flat ``float32`` vector of named slices
-(:mod:`club_envs.members_only.observer`; table in the README) -- and an ``'action_mask'``.
+(:mod:`club_envs.members_only.observer`; table in docs/games/members_only.md) -- and an ``'action_mask'``.
 It is egocentric (the observing seat first, then the others clockwise) and always laid out for 5
 seats, padded with zeros, so one policy can play any seat at any table size. It holds everything
 the seat may know (own hand, the display, who revealed what, every chip, all chips in hand, all
@@ -56,6 +56,14 @@ An illegal move ends the game: the offender gets -1, the others 0 (PettingZoo's
 ``illegal_action="raise"`` an illegal move raises :class:`~club_envs.errors.IllegalActionError`
 instead and leaves the game unchanged.
 
+### Rendering
+
+``render_mode="ansi"`` returns a text picture of the table, ``"human"`` prints it after each step.
+``render_seat`` says whose view it is: ``None`` (default, PettingZoo's convention) the agent to
+move -- so ``"human"`` shows each mover's own hand in turn; a seat number or agent name
+(``"player_2"``) follows one player; ``"public"`` is a spectator's view (no hand is shown).
+``env.unwrapped.render_for(seat)`` returns any seat's picture, or the public one, whatever the mode.
+
 ### Version History
 
 * v0: Initial release.
@@ -76,7 +84,7 @@ from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import GLOBAL_SIZE, SIZE, Observer, global_state
-from club_envs.members_only.render import render_text
+from club_envs.members_only.render import PUBLIC, render_text
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 
 REWARD_MODES = ("win", "score")
@@ -128,10 +136,11 @@ class raw_env(AECEnv, EzPickle):
         heat_shaping: float = 0.0,
         illegal_action: str = "penalize",
         render_mode: str | None = None,
+        render_seat: int | str | None = None,
     ) -> None:
         EzPickle.__init__(
             self, num_players, rewards, max_heats, random_start_player, reward_mode, heat_shaping, illegal_action,
-            render_mode,
+            render_mode, render_seat,
         )
         super().__init__()
         self.config = Config(
@@ -147,6 +156,8 @@ class raw_env(AECEnv, EzPickle):
         n = self.num_players = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._render_seat(render_seat)  # refuse a bad seat now, not at the first render
+        self.render_seat = render_seat  # whose view render() draws (see render)
         self.observer = Observer(self.config)
         observation_space = spaces.Dict(
             {
@@ -272,16 +283,44 @@ class raw_env(AECEnv, EzPickle):
         return super()._deads_step_first()
 
     def render(self) -> str | None:
+        """Draw the table as the seat in :attr:`render_seat` sees it.
+
+        ``render_seat=None`` (the default, PettingZoo's convention) draws the view of the agent to
+        move: with ``render_mode="human"`` that prints each mover's own hand in turn, so use a seat
+        (``2`` or ``"player_2"``) to follow one player or ``"public"`` for the spectator's view,
+        which shows no hand. ``"ansi"`` returns the text, ``"human"`` prints it.
+        """
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
             return None
-        text = render_text(self.game)
+        text = self.render_for(self.render_seat)
         if self.render_mode == "human":
             print(text + "\n")
             return None
         return text
+
+    def render_for(self, seat: int | str | None = None) -> str:
+        """The table as text from ``seat``'s view whatever the ``render_mode``: a seat number, an
+        agent name (``"player_2"``), ``"public"`` (what a spectator sees: no hand) or ``None`` (the
+        agent to move)."""
+        seat = self._render_seat(seat)
+        if self.game is None:
+            return f"{self.metadata['name']}: call reset() first"
+        return render_text(self.game, seat)
+
+    def _render_seat(self, seat: int | str | None) -> int | str | None:
+        """``seat`` as ``render_text`` takes it; :class:`ConfigError` names the allowed values."""
+        if seat is None or seat == PUBLIC:
+            return seat
+        if isinstance(seat, str) and seat in self.possible_agents:
+            return self.possible_agents.index(seat)
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(self.possible_agents):
+            return int(seat)
+        raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
+                          f"{PUBLIC!r} (a spectator), a seat 0..{len(self.possible_agents) - 1} or an agent name "
+                          f"({', '.join(self.possible_agents)})")
 
     def state(self) -> np.ndarray:
         """The global state (every hand, discard and out-of-play card) for centralised critics."""

@@ -1,4 +1,8 @@
-"""A readable text picture of the Members Only table, from one seat's view."""
+"""A readable text picture of the Members Only table, from one seat's view or a spectator's.
+
+A seat's picture shows its own hand and nothing of anyone else's; the spectator's (``"public"``)
+shows only what every seat knows: the display, the chips, the tracks, the hand sizes, and no hand.
+"""
 
 from __future__ import annotations
 
@@ -13,19 +17,36 @@ from club_envs.members_only.rules import (
 )
 
 
+PUBLIC = "public"  # the spectator's view: what every seat knows, no hand
+SPECTATOR_SEAT = -1  # the ``seat`` of a public view: no seat is "you"
+
+
+def public_view(state: State) -> View:
+    """What a spectator may know: any seat's view with that seat's own knowledge removed.
+
+    Every field of :class:`View` is common to all seats except the seat's hand, its first card of
+    a two-card reveal and its face-down discard, so blanking those leaves the public information.
+    """
+    view = state.player_view(0)
+    return view._replace(seat=SPECTATOR_SEAT, hand=tuple(0 for _ in view.hand), pending_reveal=None, own_discard=None)
+
+
 def _cards(counts: tuple[int, ...] | list[int]) -> str:
     parts = [f"{card_name(c)}x{k}" if k > 1 else card_name(c) for c, k in enumerate(counts) if k]
     return " ".join(parts) if parts else "-"
 
 
-def render_text(view_or_state: View | State, seat: int | None = None) -> str:
+def render_text(view_or_state: View | State, seat: int | str | None = None) -> str:
     """The table as text. A :class:`State` is drawn from the view of ``seat`` (default: the player
-    to move, or seat 0 when the game is over)."""
+    to move, or seat 0 when the game is over); ``seat="public"`` draws the spectator's view."""
     if isinstance(view_or_state, State):
         state = view_or_state
-        if seat is None:
-            seat = state.current_player if state.current_player is not None else 0
-        view = state.player_view(seat)
+        if seat == PUBLIC:
+            view = public_view(state)
+        else:
+            if seat is None:
+                seat = state.current_player if state.current_player is not None else 0
+            view = state.player_view(seat)
     else:
         view = view_or_state
     n = view.num_players
@@ -69,6 +90,9 @@ def render_text(view_or_state: View | State, seat: int | None = None) -> str:
             + f"  {score:>5}  {_cards(view.revealed_by[s])}"
         )
     lines.append("")
+    if view.seat == SPECTATOR_SEAT:
+        lines.append("spectator view: public information only (no hand is shown)")
+        return "\n".join(lines)
     hand = _cards(view.hand)
     extra = ""
     if view.pending_reveal is not None:

@@ -37,7 +37,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
 from tqdm import tqdm
 
 from training import config as configs
@@ -85,14 +84,8 @@ def resolve_config(raw: Any, source: str = "config") -> dict[str, Any]:
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"config file {path} does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise configs.ConfigFileError(f"{path}: not valid YAML ({exc})") from None
-    return resolve_config(raw, source=str(path))
+    # read within the same size, depth and alias limits as every config (one ConfigFileError line)
+    return resolve_config(configs.read_yaml(path), source=str(path))
 
 
 def load_run_config(run_dir: Path) -> dict[str, Any]:

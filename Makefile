@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install train test bench demo clean
+.PHONY: install train test bench demo docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,14 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_envs.py
 
+# The site in site/: the generated tables rewritten from the code, then a strict build (a broken
+# link, a missing page, snippet or API reference fails).
+docs: $(STAMP)
+	$(PY) docs/gen_pages.py
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 demo: $(STAMP)
 	$(VENV)/bin/club-envs simulate members_only --players 4 --games 20 --agents heuristic,random,random,random --seed 1 --out runs/demo
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs site .pytest_cache

@@ -8,7 +8,7 @@ the observer itself if it is an advisor).
 
 Because :meth:`Observer.observe` reads nothing but the :class:`~club_envs.arkham_decoders.engine.View`,
 no hidden identity, grimoire, hand or pending vote can reach an observation of a seat that may not
-know it. :meth:`Observer.describe` yields the README table.
+know it. :meth:`Observer.describe` yields the documentation's table.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ MAX_SEATS = max(PLAYER_COUNTS)
 VOTE_COUNT_SCALE = 10.0  # counts are divided by this (a game has about 5-12 advice phases)
 VOTE_WEIGHT_SCALE = 40.0  # summed card magnitudes are divided by this
 
-# (name, size, meaning) in layout order: the single source of the table in the README. The
+# (name, size, meaning) in layout order: the single source of the table in the documentation. The
 # pieces are grouped by how often they change (seat facts; public table state per advice phase;
 # vote summary; own hand; the turn), which lets the observer rewrite only the groups that changed.
 _LAYOUT: list[tuple[str, int, str]] = [
@@ -115,12 +115,12 @@ class Observer:
         self._public: tuple[np.ndarray, np.ndarray] | None = None
 
     def describe(self) -> list[tuple[str, int, str]]:
-        """Rows ``(name, size, meaning)`` in layout order, for the README table."""
+        """Rows ``(name, size, meaning)`` in layout order, for the documentation's table."""
         return list(_LAYOUT)
 
     @staticmethod
     def describe_markdown() -> str:
-        """The README's observation table (slice name with its index range, size, meaning)."""
+        """The documentation's observation table (slice name with its index range, size, meaning)."""
         rows = ["| slice | size | meaning |", "|---|---|---|"]
         start = 0
         for name, size, meaning in _LAYOUT:

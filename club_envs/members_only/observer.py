@@ -6,7 +6,7 @@ players the missing seats' entries are zero and ``seats_present`` says which are
 vector has the same size for 3, 4 and 5 players and one policy can play any table.
 
 Every value lies in [0, 1]: counts are divided by their largest possible value. The names and
-sizes are :meth:`Observer.describe`'s table (also in the README).
+sizes are :meth:`Observer.describe`'s table (also on the documentation's Members Only page).
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ class Observer:
 
     @staticmethod
     def describe_markdown() -> str:
-        """The README's observation table."""
+        """The documentation's observation table (docs/games/members_only.md)."""
         lines = ["| slice | size | meaning |", "|---|---|---|"]
         for name, size, meaning in LAYOUT:
             lines.append(f"| `{name}` | {size} | {meaning} |")

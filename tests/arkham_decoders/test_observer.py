@@ -1,4 +1,4 @@
-"""The observer's layout: named slices, fixed size for 4-6 players, egocentric seats, README table."""
+"""The observer's layout: named slices, fixed size for 4-6 players, egocentric seats, documented table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from club_envs.arkham_decoders.rules import Config
 
 from .helpers import make_state, reveal
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+TABLE = Path(__file__).resolve().parents[2] / "docs" / "_generated" / "arkham_decoders_observation.md"
 
 
 def test_slices_tile_the_vector_in_describe_order():
@@ -92,8 +92,9 @@ def test_observation_values_lie_in_the_unit_interval():
             state.apply_action(int(rng.choice(legal)))
 
 
-def test_readme_holds_the_generated_observation_table():
-    assert Observer.describe_markdown() in README.read_text(encoding="utf-8")
+def test_the_documentation_holds_the_generated_observation_table():
+    # the Arkham page includes this file; python docs/gen_pages.py rewrites it
+    assert TABLE.read_text(encoding="utf-8") == Observer.describe_markdown() + "\n"
 
 
 def test_a_long_lived_observer_gives_what_a_fresh_one_gives():

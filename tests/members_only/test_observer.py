@@ -1,4 +1,4 @@
-"""The observation layout: named slices, egocentric order, padding, and the README table."""
+"""The observation layout: named slices, egocentric order, padding, and the documentation's table."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from club_envs.members_only.observer import LAYOUT, SIZE, SLICES, Observer
 from club_envs.members_only.rules import Config
 from tests.members_only.helpers import play_default
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+TABLE = Path(__file__).resolve().parents[2] / "docs" / "_generated" / "members_only_observation.md"
 
 
 def test_slices_tile_the_vector_in_layout_order():
@@ -64,9 +64,9 @@ def test_describe_lists_every_slice_with_its_size():
     assert f"| **total** | **{SIZE}** | |" in table
 
 
-def test_readme_observation_table_matches_the_observer():
-    text = README.read_text(encoding="utf-8") if README.exists() else ""
-    assert Observer.describe_markdown() in text, (
-        "README.md must contain the Members Only observation table exactly as "
-        "club_envs.members_only.observer.Observer.describe_markdown() prints it"
+def test_the_documented_observation_table_matches_the_observer():
+    text = TABLE.read_text(encoding="utf-8") if TABLE.exists() else ""
+    assert text == Observer.describe_markdown() + "\n", (
+        "docs/_generated/members_only_observation.md (the Members Only page's table) must be "
+        "club_envs.members_only.observer.Observer.describe_markdown(): run python docs/gen_pages.py"
     )

@@ -20,7 +20,7 @@ from club_envs.members_only.rules import (
     Config,
 )
 
-AGENT_NAMES = ("random", "heuristic", "heuristic_sampled")
+AGENT_NAMES = ("random", "heuristic", "heuristic_sampled", "heuristic_bold")
 _THRESHOLDS = np.array(SPACE_THRESHOLD)
 _AT_MOST = np.array(SPACE_IS_AT_MOST)
 
@@ -254,12 +254,21 @@ def _own_contribution(view: View) -> np.ndarray:
 
 def make_agent(name: str, config: Config | None = None, seed: int | None = None):
     """A built-in agent by name: ``"random"``, ``"heuristic"`` (exact estimates) or
-    ``"heuristic_sampled"`` (the same bot estimating from 200 sampled deals)."""
+    ``"heuristic_sampled"`` (the same bot estimating from 200 sampled deals) or ``"heuristic_bold"``
+    (a differently tuned heuristic: lost chips cost it half as much and rivals' chips do not
+    matter to it, so it bets more and reveals only for itself -- an opponent no trained agent
+    meets in training)."""
     key = name.strip().lower()
     if key == "random":
         return RandomAgent(seed)
     if key == "heuristic":
         return HeuristicAgent(seed)
     if key == "heuristic_sampled":
-        return HeuristicAgent(seed, samples=200)
+        bot = HeuristicAgent(seed, samples=200)
+        bot.name = "heuristic_sampled"
+        return bot
+    if key == "heuristic_bold":
+        bot = HeuristicAgent(seed, chip_cost=(0.25, 0.5), rival_weight=0.0)
+        bot.name = "heuristic_bold"
+        return bot
     raise ValueError(f"unknown agent {name!r} for members_only; expected one of {', '.join(AGENT_NAMES)}")

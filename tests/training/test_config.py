@@ -91,3 +91,24 @@ def test_cli_reports_a_bad_config_in_one_line_and_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "game.num_players: 7 is not allowed; allowed values: 3, 4, 5" in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_policy_features_of_another_game_are_refused_with_the_allowed_values():
+    with pytest.raises(configs.ConfigFileError, match=r"network.features: 'members_only_heuristic' reads another game's observations; allowed values for arkham_decoders: none"):
+        configs.validate({"game": {"name": "arkham_decoders", "num_players": 5}, "network": {"features": "members_only_heuristic"}})
+
+
+def test_unknown_policy_features_list_the_known_ones():
+    with pytest.raises(configs.ConfigFileError, match=r"network.features: 'magic' is not allowed; allowed values: none, .*members_only_beliefs"):
+        configs.validate({"game": {"name": "members_only", "num_players": 4}, "network": {"features": "magic"}})
+
+
+def test_a_bot_of_another_game_is_refused_as_an_opponent():
+    with pytest.raises(configs.ConfigFileError, match=r"selfplay.bots: 'heuristic_sampled' is not a arkham_decoders bot; allowed values: heuristic, random"):
+        configs.validate({"game": {"name": "arkham_decoders", "num_players": 5}, "selfplay": {"bots": ["heuristic_sampled"]}})
+
+
+def test_features_are_refused_on_the_rllib_backend():
+    with pytest.raises(configs.ConfigFileError, match="not available with backend: rllib"):
+        configs.validate({"game": {"name": "members_only", "num_players": 4}, "backend": "rllib",
+                          "network": {"features": "members_only_beliefs"}})

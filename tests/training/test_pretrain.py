@@ -42,3 +42,30 @@ def test_imitation_makes_the_learner_agree_with_the_bot():
     figures = imitate(model, cfg, "team", seed=2, log=lambda message: None)
     assert figures["pretrain/agreement"] > 0.6
     assert agreement() > before + 0.1
+
+
+def test_critic_warm_up_changes_only_the_critic(tmp_path):
+    """After imitation the actor is frozen while the critic learns the configured returns."""
+    from training.pretrain import warm_up_critic
+    from training.selfplay import SnapshotPool
+    from training.train import make_selfplay_env
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    cfg = configs.validate({"game": {"name": "members_only", "num_players": 4}, "network": {"hidden": [32]},
+                            "algorithm": {"n_steps": 64, "batch_size": 64, "n_epochs": 2},
+                            "selfplay": {"bots": ["random"], "bot_share": 1.0},
+                            "pretrain": {"games": 2, "critic_steps": 128}})
+    SnapshotPool(tmp_path / "pool" / "player", "recent", ["random"], 1.0, 2).write()
+    venv = DummyVecEnv([lambda: make_selfplay_env(cfg, "player", str(tmp_path), 0)])
+    model = MaskablePPO("MlpPolicy", venv, device="cpu", seed=0, n_steps=64, batch_size=64, n_epochs=2,
+                        policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}})
+    before = {k: v.clone() for k, v in model.policy.state_dict().items()}
+    warm_up_critic(model, 128, log=lambda _: None)
+    after = model.policy.state_dict()
+    actor = [k for k in before if k.startswith(("mlp_extractor.policy_net.", "action_net."))]
+    critic = [k for k in before if k.startswith(("mlp_extractor.value_net.", "value_net."))]
+    assert actor and critic
+    assert all(torch.equal(before[k], after[k]) for k in actor)
+    assert any(not torch.equal(before[k], after[k]) for k in critic)
+    assert all(p.requires_grad for p in model.policy.parameters())  # unfrozen for PPO afterwards
+    assert model.num_timesteps >= 128

@@ -34,7 +34,17 @@ def _members_only(name: str) -> Features:
     return Features("members_only", SIZE, features.HEURISTIC_SIZE, features.heuristic_inputs)
 
 
+def _arkham(name: str) -> Features:
+    from club_envs.arkham_decoders import features
+    from club_envs.arkham_decoders.observer import Observer
+    from club_envs.arkham_decoders.rules import Config
+
+    return Features("arkham_decoders", Observer(Config(num_players=5)).size, features.HEURISTIC_SIZE,
+                    features.heuristic_inputs)
+
+
 _BUILDERS: dict[str, Callable[[], Features]] = {
+    "arkham_heuristic": functools.partial(_arkham, "arkham_heuristic"),
     "members_only_beliefs": functools.partial(_members_only, "members_only_beliefs"),
     "members_only_heuristic": functools.partial(_members_only, "members_only_heuristic"),
 }

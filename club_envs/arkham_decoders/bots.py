@@ -11,6 +11,8 @@ face-up grimoires ruled out (they are fakes) and the Black Man fixed for a seat 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from club_envs.agents.base import Agent, Decision, RandomAgent
@@ -49,7 +51,18 @@ def belief(view: View, black_man: int | None = -1) -> np.ndarray:
         post[:, book] = 0.0
     if black_man is not None:
         post[1 - view.advisors.index(black_man), :] = 0.0
-    for public in view.votes:
+    post *= _vote_likelihood(view.votes)
+    total = post.sum()
+    return post / total if total > 0 else np.full((2, NUM_BOOKS), 1.0 / (2 * NUM_BOOKS))
+
+
+@functools.lru_cache(maxsize=4096)
+def _vote_likelihood(votes: tuple) -> np.ndarray:
+    """``L[b, t]``: the probability of the public vote history if advisor ``b`` is the Black Man and
+    book ``t`` is true. Every seat and every decision of a game shares the same history, so it is
+    computed once per history (the result is read-only)."""
+    post = np.ones((2, NUM_BOOKS), dtype=np.float64)
+    for public in votes:
         has_true = np.zeros(NUM_BOOKS, dtype=bool)
         for _, card in public.table:
             has_true[card // NUM_VALUES] = True
@@ -58,8 +71,8 @@ def belief(view: View, black_man: int | None = -1) -> np.ndarray:
             p_bm = np.where(has_true, BM_AGREE_WITH_TRUE, BM_AGREE_WITHOUT_TRUE)
             p_inv = np.where(has_true, INV_AGREE_WITH_TRUE, INV_AGREE_WITHOUT_TRUE)
             post[b] *= (p_bm if bm_vote else 1 - p_bm) * (p_inv if inv_vote else 1 - p_inv)
-    total = post.sum()
-    return post / total if total > 0 else np.full((2, NUM_BOOKS), 1.0 / (2 * NUM_BOOKS))
+    post.flags.writeable = False
+    return post
 
 
 def true_book_probabilities(view: View) -> np.ndarray:

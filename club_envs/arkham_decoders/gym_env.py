@@ -36,7 +36,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from club_envs.agents.base import Agent, Decision, as_agent
+from club_envs.agents.base import Agent, Decision, as_agent, play_through
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.bots import AGENT_NAMES, make_agent
 from club_envs.arkham_decoders.engine import State
@@ -149,6 +149,13 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
 
     # ------------------------------------------------------------- gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        return play_through(self.reset_moves(seed=seed, options=options))
+
+    def step(self, action: int):
+        return play_through(self.step_moves(action))
+
+    def reset_moves(self, *, seed: int | None = None, options: dict | None = None):
+        """:meth:`reset` as a generator of the opponents' moves (see ``club_envs.agents.base.play_through``)."""
         super().reset(seed=seed)
         if self._opponent_factory is not None:  # built here, i.e. inside a SubprocVecEnv worker
             self.set_opponents(self._opponent_factory())
@@ -157,7 +164,7 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
             self.game = game
             self.seat = self._choose_seat(game)
             self._seated = self._seat_opponents(game, self.seat)
-            self._play_opponents()
+            yield from self._opponent_moves()
             if not game.is_terminal:
                 return self._observation(), self._info()
         raise RuntimeError(
@@ -172,7 +179,8 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
         seats = [s for s in range(n) if game.role_of(s) == self.role]
         return int(seats[self.np_random.integers(len(seats))])
 
-    def step(self, action: int):
+    def step_moves(self, action: int):
+        """:meth:`step` as a generator of the opponents' moves."""
         game = self.game
         if game is None or game.is_terminal:
             raise RuntimeError("step() after the episode ended; call reset()")
@@ -185,7 +193,7 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
             game.apply_action(action)  # raises IllegalActionError naming the legal actions
         else:
             game.forfeit(self.seat)
-        self._play_opponents()
+        yield from self._opponent_moves()
         reward = 0.0
         if game.is_terminal:
             reward = self._final_reward()
@@ -193,7 +201,8 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
             self.render()
         return self._observation(), reward, game.is_terminal, False, self._info()
 
-    def _play_opponents(self) -> None:
+    def _opponent_moves(self):
+        """Let the opponents move until the learner's turn or the end, yielding each ``(agent, decision)``."""
         game = self.game
         while not game.is_terminal and game.current_player != self.seat:
             seat = game.current_player
@@ -201,7 +210,7 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
             legal = game.legal_actions()
             decision = Decision(seat, view, legal, lambda v=view: self.observer.observe(v), lambda l=legal: _mask(l))
             agent = self._seated[seat]
-            action = agent.act(decision)
+            action = yield agent, decision
             if not game.is_legal(action):
                 raise IllegalActionError(
                     f"opponent {agent.name!r} at seat {seat} chose illegal action {action!r}; legal: {legal}"
@@ -224,6 +233,10 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
         if self.game is not None and self.game.current_player == self.seat:
             mask[self.game.legal_actions()] = True
         return mask
+
+    def learner_view(self):
+        """What the learner's seat may know now (the engine's ``View``), for extra policy inputs."""
+        return self.game.player_view(self.seat)
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.action_masks(), "seat": self.seat, "role": self.game.role_of(self.seat)}

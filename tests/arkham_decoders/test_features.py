@@ -1,0 +1,188 @@
+"""The ``arkham_heuristic`` policy inputs: shape, information hygiene, agreement with the bot, and a
+policy that reads them playing through the environments and the command line."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from club_envs.agents import features as feature_registry
+from club_envs.agents.base import Decision
+from club_envs.agents.policy import PolicyAgent, save_policy
+from club_envs.arkham_decoders import actions as A
+from club_envs.arkham_decoders.bots import HeuristicAgent
+from club_envs.arkham_decoders.engine import State
+from club_envs.arkham_decoders.features import (
+    HEURISTIC_SIZE,
+    heuristic_inputs,
+    public_true_book,
+    slices,
+    vote_outcome,
+)
+from club_envs.arkham_decoders.observer import Observer
+from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
+from tests.arkham_decoders.test_properties import _hide_differently, _play, games
+
+
+def _mask(state: State) -> np.ndarray:
+    mask = np.zeros(A.NUM_ACTIONS, dtype=bool)
+    if not state.is_terminal:
+        mask[state.legal_actions()] = True
+    return mask
+
+
+def _inputs(state: State, seat: int) -> np.ndarray:
+    view = state.player_view(seat)
+    mask = _mask(state) if state.current_player == seat else np.zeros(A.NUM_ACTIONS, dtype=bool)
+    return heuristic_inputs(Observer(state.config).observe(view), view, mask)
+
+
+def test_registered_with_the_observation_size_of_every_table():
+    spec = feature_registry.get("arkham_heuristic")
+    assert spec.game == "arkham_decoders" and spec.extra == HEURISTIC_SIZE
+    assert "arkham_heuristic" in feature_registry.NAMES
+    for n in (4, 5, 6):
+        state = _play(n, n, [])
+        out = _inputs(state, state.current_player)
+        assert out.shape == (spec.obs_size + spec.extra,) and out.dtype == np.float32
+        assert np.isfinite(out).all()
+
+
+@settings(max_examples=120, deadline=None)
+@given(games, st.integers(0, 5), st.integers(0, 2**31 - 1))
+def test_features_do_not_depend_on_what_the_seat_cannot_know(game, seat, rng_seed):
+    n, seed, choices = game
+    state = _play(n, seed, choices)
+    seat %= n
+    other = _hide_differently(state, seat, random.Random(rng_seed))
+    assert np.array_equal(_inputs(state, seat), _inputs(other, seat))
+
+
+def test_the_hygiene_test_would_see_a_leak():
+    """Sanity check: the Black Man's true book does move the features, so identity above is not vacuous."""
+    state = _play(5, 3, [0] * 20)
+    bm = state.black_man_seat
+    leader = state.leader
+    assert not np.array_equal(_inputs(state, bm)[-HEURISTIC_SIZE:], _inputs(state, leader)[-HEURISTIC_SIZE:])
+
+
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_the_heuristic_choice_is_what_the_bot_plays_and_probabilities_are_distributions(n):
+    part = slices()
+    bot = HeuristicAgent()
+    decisions = 0
+    for seed in range(6):
+        state = State(Config(num_players=n), seed=seed)
+        while not state.is_terminal:
+            seat, view, legal = state.current_player, state.player_view(state.current_player), state.legal_actions()
+            extra = _inputs(state, seat)[-HEURISTIC_SIZE:]
+            action = bot.act(Decision(seat, view, legal, lambda: None, lambda: None))
+            assert np.flatnonzero(extra[part["heuristic_action"]]).tolist() == [action]
+            assert extra[part["belief"]].sum() == pytest.approx(1.0, abs=1e-5)
+            assert extra[part["p_true"]].sum() == pytest.approx(1.0, abs=1e-5)
+            assert extra[part["p_true_public"]].sum() == pytest.approx(1.0, abs=1e-5)
+            for book in view.face_up_books:  # a face-up grimoire is a known fake
+                assert extra[part["p_true"]][book] == 0.0
+            if view.true_book is not None:
+                assert extra[part["p_true"]][view.true_book] == 1.0
+            state.apply_action(action)
+            decisions += 1
+    assert decisions > 100
+
+
+def test_the_public_belief_is_the_same_for_every_seat_that_has_not_peeked():
+    state = _play(6, 11, [1] * 60)
+    views = [state.player_view(s) for s in range(6) if state.player_view(s).black_man is None]
+    assert len(views) >= 2
+    first = public_true_book(views[0])
+    for view in views[1:]:
+        assert np.allclose(public_true_book(view), first)
+    assert public_true_book(views[0]).shape == (NUM_BOOKS,)
+
+
+def _policy_file(tmp_path, side: str, roles: list[str]):
+    spec = feature_registry.get("arkham_heuristic")
+    size = spec.obs_size + spec.extra
+    torch.manual_seed(0)
+    weights = {"mlp_extractor.policy_net.0.weight": torch.randn(16, size) * 0.1,
+               "mlp_extractor.policy_net.0.bias": torch.zeros(16),
+               "action_net.weight": torch.randn(A.NUM_ACTIONS, 16) * 0.1, "action_net.bias": torch.zeros(A.NUM_ACTIONS)}
+    meta = {"game": "arkham_decoders", "side": side, "roles": roles, "obs_size": size,
+            "num_actions": A.NUM_ACTIONS, "hidden": [16], "activation": "tanh", "features": "arkham_heuristic"}
+    return save_policy(tmp_path / f"{side}.pt", weights, meta)
+
+
+def test_a_policy_with_features_plays_in_the_gym_view_and_through_the_cli(tmp_path, capsys):
+    import gymnasium as gym
+
+    from club_envs.cli import main as cli
+
+    team = _policy_file(tmp_path, "team", ["leader", "member", "investigator"])
+    black_man = _policy_file(tmp_path, "black_man", ["black_man"])
+    agent = PolicyAgent.from_file(team)
+    assert agent.features is not None and agent.features.extra == HEURISTIC_SIZE
+    env = gym.make("club_envs/ArkhamDecoders-v0", num_players=4, role="black_man",
+                   opponents={r: PolicyAgent.from_file(team) for r in ("leader", "member", "investigator")})
+    obs, info = env.reset(seed=1)
+    view = env.unwrapped.learner_view()
+    assert view.seat == info["seat"] and view.true_book is not None
+    done = False
+    while not done:
+        obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert reward in (-1.0, 1.0)
+
+    lineup = f"leader={team},member={team},investigator={team},black_man={black_man}"
+    assert cli(["evaluate", "arkham_decoders", "--players", "5", "--agents", lineup, "--games", "4", "--seed", "3"]) == 0
+    assert "black_man" in capsys.readouterr().out
+    out_dir = tmp_path / "records"
+    assert cli(["simulate", "arkham_decoders", "--players", "6", "--games", "2", "--seed", "1",
+                "--agents", lineup, "--out", str(out_dir)]) == 0
+    assert len(list(out_dir.glob("*.json*"))) == 2
+
+
+def _table_total_now(state: State) -> float:
+    view = state.player_view(state.leader)
+    from club_envs.arkham_decoders.features import _table_total
+
+    return _table_total(view, view.decoded, state.true_book)
+
+
+def test_the_vote_look_ahead_is_exact_when_the_black_man_knows_the_investigators_book():
+    """With two grimoires face up the Black Man can name the Investigator's book, so against heuristic
+    players the look-ahead must equal what really happens after each of his votes."""
+    bot = HeuristicAgent()
+    checked = 0
+    for seed in range(400):
+        state = State(Config(num_players=4 + seed % 3), seed=seed)
+        while not state.is_terminal:
+            seat, view, legal = state.current_player, state.player_view(state.current_player), state.legal_actions()
+            if view.phase == "vote" and seat == state.black_man_seat and len(view.face_up_books) == 2:
+                agree, oppose, _ = vote_outcome(view)
+                for expected, vote in ((agree, A.AGREE), (oppose, A.OPPOSE)):
+                    trial = state.clone()
+                    before = _table_total_now(trial)
+                    trial.apply_action(vote)
+                    while not trial.is_terminal and trial.phase in ("vote", "choose"):
+                        s = trial.current_player
+                        trial.apply_action(bot.act(Decision(s, trial.player_view(s), trial.legal_actions(),
+                                                            lambda: None, lambda: None)))
+                    assert _table_total_now(trial) - before == pytest.approx(expected)
+                checked += 1
+            state.apply_action(bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
+        if checked >= 15:
+            break
+    assert checked >= 15
+
+
+def test_the_vote_look_ahead_is_zero_outside_an_advisors_vote():
+    part = slices()
+    state = _play(5, 4, [0] * 30)
+    for seat in range(5):
+        view = state.player_view(seat)
+        if not (view.phase == "vote" and seat == state.current_player):
+            assert not _inputs(state, seat)[-HEURISTIC_SIZE:][part["vote_outcome"]].any()

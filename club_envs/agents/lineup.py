@@ -29,7 +29,7 @@ class Lineup:
         seats = num_players if seats is None else seats
         if not items:
             raise ValueError(f"{option} is empty; give one agent name, one per seat, or role=name pairs")
-        if any("=" in item for item in items):
+        if any(_is_role_pair(item) for item in items):
             per_role = _parse_roles(items, game, option)
             missing = [r for r in game.ROLES if r not in per_role]
             if every_role and missing:
@@ -56,6 +56,11 @@ class Lineup:
             return [make(name, seat) for seat, name in enumerate(self.per_seat)]
         per_role = dict(self.per_role or {})
         return lambda seat, role: make(per_role[role], seat)
+
+
+def _is_role_pair(item: str) -> bool:
+    """``role=name``; an agent's own options (``ismcts:iters=200``) come after a colon instead."""
+    return "=" in item and ":" not in item.partition("=")[0]
 
 
 def _parse_roles(items: list[str], game: ModuleType, option: str) -> dict[str, str]:

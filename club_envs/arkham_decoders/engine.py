@@ -668,3 +668,86 @@ class State:
         if self.result is not None:
             record["result"] = dict(self.result)
         return record
+
+
+def state_from_view(
+    view: View,
+    black_man: int,
+    grimoires: dict[int, int],
+    unowned: Sequence[int],
+    hands: dict[int, Sequence[int]],
+    deck: Sequence[int],
+    pending_votes: dict[int, int] | None = None,
+    seed: int | None = None,
+) -> State:
+    """A full :class:`State` at the position ``view`` describes, completed by a choice of every
+    hidden fact: which advisor is the Black Man, each advisor's grimoire and the two unowned books,
+    every leader's/member's hand, the deck (``deck[-1]`` is drawn next) and an advisor's vote still
+    hidden in this advice phase.
+
+    This is how a world sampler (:mod:`club_envs.arkham_decoders.sampler`) turns a seat's view into
+    a game a search can play on. The public part is copied from the view; ``ValueError`` says what
+    is inconsistent. The new state has no history (its record starts here) and later reshuffles
+    are drawn from ``seed``.
+    """
+    if view.phase == END:
+        raise ValueError("the game is over; there is no position to complete")
+    n = view.num_players
+    roles = view.roles
+    advisors = tuple(sorted(view.advisors))
+    if black_man not in advisors:
+        raise ValueError(f"the Black Man must be one of the advisors {list(advisors)}, not seat {black_man}")
+    if sorted(grimoires) != list(advisors) or sorted([*grimoires.values(), *unowned]) != list(range(NUM_BOOKS)):
+        raise ValueError("each advisor holds one grimoire and the other two are unowned: the 4 books once each")
+    if any(book not in unowned for book in view.face_up_books):
+        raise ValueError("a face-up grimoire is an unowned one")
+    cards = list(deck) + list(view.discard) + [c for _, c in view.table]
+    for s in range(n):
+        cards += list(hands.get(s, ())) + list(view.decoded[s])
+    if sorted(cards) != list(range(NUM_CARDS)):
+        raise ValueError("hands, deck, discard, table and decoded cards must be the 24 chapter cards once each")
+    if tuple(sorted(hands.get(view.seat, ()))) != view.hand:
+        raise ValueError("the hand of the viewing seat must be the one in its view")
+    config = Config(num_players=n, insanity_penalty=view.insanity_penalty)
+    state = State.__new__(State)
+    state.config = config
+    state.seed = seed
+    state.num_players = n
+    state.hand_size = view.hand_size
+    state._rng = random.Random(seed)
+    state._forced_reshuffles = None
+    state.events = []
+    state._init_empty()
+    state.roles = roles
+    state.leader = view.leader
+    state.advisors = view.advisors
+    order = [(view.leader + k) % n for k in range(n)]
+    state.proposers = tuple(s for s in order if roles[s] != ADVISOR)
+    state.identities = {a: (BLACK_MAN if a == black_man else INVESTIGATOR) for a in advisors}
+    state.grimoires = dict(grimoires)
+    state.black_man_seat = black_man
+    state.investigator_seat = next(a for a in advisors if a != black_man)
+    state.true_book = grimoires[black_man]
+    state.unowned = list(unowned)
+    state.face_up_books = view.face_up_books
+    for s in range(n):
+        state.hands[s] = list(hands.get(s, ()))
+        state._hand_views[s] = tuple(sorted(state.hands[s]))
+    state.deck = list(deck)
+    state.discard = list(view.discard)
+    state._discard_view = view.discard
+    state.table = view.table
+    state.decoded = [list(d) for d in view.decoded]
+    state._decoded_view = view.decoded
+    state.peeked = {s for s in range(n) if len(view.decoded[s]) >= PEEK_AT_DECODED}
+    state.reshuffles = view.reshuffles
+    state.pending_votes = dict(pending_votes or {})
+    if view.my_vote is not None:
+        state.pending_votes[view.seat] = view.my_vote
+    state.votes = view.votes
+    state.passes = view.passes
+    state.phase = view.phase
+    state.current_player = view.current_player
+    if view.phase == PROPOSAL:
+        state._proposer_index = state.proposers.index(view.current_player)
+    return state

@@ -22,6 +22,7 @@ from club_envs.members_only import actions as A
 from club_envs.members_only.rules import (
     CATEGORIES,
     CHIP_TYPES,
+    COPIES_PER_TYPE,
     DOUBLE_CHIPS,
     FACE_UP_CARDS,
     GAME_NAME,
@@ -729,3 +730,80 @@ def deals_from_record(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return deals
+
+
+def state_from_view(
+    view: View,
+    hands: Sequence[Sequence[int]],
+    discards: Sequence[int | None],
+    out_of_play: Sequence[int],
+    pending_reveal: int | None = None,
+    seed: int | None = None,
+) -> State:
+    """A full :class:`State` at the position ``view`` describes, completed by a choice of every
+    hidden card: each seat's hand (card counts per type), face-down discard and the cards out of
+    play, and the card the player to move has picked for a two-card reveal.
+
+    This is how a world sampler (:mod:`club_envs.members_only.sampler`) turns a seat's view into a
+    game a search can play on. The public part is copied from the view; the hidden part must add up
+    to the 65 cards with the display, or ``ValueError`` says what is off. The new state has no
+    history (its record starts here) and later heats are dealt from ``seed``.
+    """
+    if view.phase == OVER:
+        raise ValueError("the game is over; there is no position to complete")
+    n = view.num_players
+    config = Config(num_players=n, rewards=view.rewards, max_heats=view.max_heats)
+    if len(hands) != n or len(discards) != n:
+        raise ValueError(f"a {n}-player position needs {n} hands and {n} discards")
+    if tuple(hands[view.seat]) != view.hand:
+        raise ValueError("the hand of the viewing seat must be the one in its view")
+    if pending_reveal is not None and view.current_player is not None and view.current_player == view.seat:
+        if pending_reveal != view.pending_reveal:
+            raise ValueError("the viewing seat's pending reveal must be the one in its view")
+    total = [sum(col) for col in zip(*hands)]
+    total = [t + d for t, d in zip(total, view.display)]
+    for card in [*out_of_play, *(d for d in discards if d is not None)]:
+        total[card] += 1
+    if pending_reveal is not None:
+        total[pending_reveal] += 1
+    if tuple(total) != COPIES_PER_TYPE:
+        raise ValueError("hands, discards, out-of-play cards, the pending reveal and the display must be the 65 cards")
+    state = State.__new__(State)
+    state.config = config
+    state.seed = seed
+    state.num_players = n
+    state._rng = np.random.default_rng(seed)
+    state._deals = None
+    state._rounds_per_heat = view.rounds_per_heat
+    state._log = []
+    state._materialised = 0
+    state.result = None
+    state.is_terminal = False
+    state.is_truncated = False
+    state.heat = view.heat
+    state.round = view.round
+    state.phase = view.phase
+    state.start_player = view.start_player
+    state.current_player = view.current_player
+    state.turn = 0 if view.phase == DISCARD else (view.current_player - view.start_player) % n
+    state.chips = view.chips
+    state.tracks = view.tracks
+    state.board = list(view.board)
+    state._board_view = view.board
+    state.bets = view.bets
+    state.hands = [list(h) for h in hands]
+    state._hand_sizes = view.hand_sizes
+    state.display = view.display
+    state.revealed_by = view.revealed_by
+    state.face_up = view.face_up
+    state.out_of_play = sorted(out_of_play)
+    state.discards = list(discards)
+    state.pending_reveal = pending_reveal
+    state._bet_masks = _BET_MASK_BY_CHIPS.copy()
+    for spot, chip in enumerate(view.board):
+        if chip is not None:
+            state._bet_masks[:, 2 * spot : 2 * spot + 2] = 0
+    state._reveal_masks = [_hand_mask(hand, A.REVEAL_BASE) for hand in state.hands]
+    state._discard_masks = [_hand_mask(hand, A.DISCARD_BASE) for hand in state.hands]
+    state._legal = None
+    return state

@@ -1,0 +1,83 @@
+"""Worlds consistent with one seat's view: the hidden cards dealt anew, uniformly.
+
+What a seat cannot see in Members Only is where its unseen cards are: the other players' hands,
+their face-down discards, a card another player has picked for a two-card reveal, and the cards out
+of play this heat. Every one of those places holds a known number of cards (the public hand sizes,
+the discards already made in seat order, the heat's deal sizes), so a consistent world is a deal of
+the unseen cards into those places, and a uniform shuffle of them gives every such deal the
+probability the shuffle at the heat start gave it. Only the view is read.
+
+The player's choices are not modelled: a world where an opponent holds the cards it would not have
+revealed is as likely as any other, unless a ``weight`` (see :mod:`club_envs.search.worlds`) says
+otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from club_envs.members_only.engine import DISCARD, OVER, REVEAL, State, View, state_from_view
+from club_envs.members_only.rules import COPIES_PER_TYPE, NUM_CARD_TYPES
+from club_envs.search.worlds import DEFAULT_CANDIDATES, Weight, child_seed, resample
+
+
+def unseen_cards(view: View) -> np.ndarray:
+    """Cards of each type the seat has not seen this heat: the deck minus its hand, its pending
+    or discarded card and the display."""
+    unseen = np.array(COPIES_PER_TYPE) - np.array(view.hand) - np.array(view.display)
+    if view.pending_reveal is not None:
+        unseen[view.pending_reveal] -= 1
+    if view.own_discard is not None:
+        unseen[view.own_discard] -= 1
+    return unseen
+
+
+def hidden_places(view: View) -> tuple[list[int], list[int], bool]:
+    """The hidden places of the unseen cards: the other seats (each hides as many cards as its
+    public hand size), those of them that have made their end-of-heat discard (seats before the
+    one to move, in seat order), and whether the player to move may hold a picked reveal card."""
+    others = [s for s in range(view.num_players) if s != view.seat]
+    discarded = [s for s in others if view.phase == DISCARD and s < view.current_player]
+    pending_possible = view.phase == REVEAL and view.current_player != view.seat
+    return others, discarded, pending_possible
+
+
+def sample_world(view: View, rng: np.random.Generator, weight: Weight | None = None,
+                 candidates: int = DEFAULT_CANDIDATES) -> State:
+    """A full :class:`State` whose ``player_view(view.seat)`` is ``view``, drawn uniformly from
+    the worlds consistent with it (or reweighted by ``weight``, see :mod:`club_envs.search.worlds`).
+
+    Whether another player to move has already picked the first card of its reveal cannot be told
+    from a view (hand sizes change only once both cards are shown); either case is drawn with
+    probability one half.
+    """
+    if not isinstance(view, View):
+        raise TypeError(f"expected a Members Only View, got {type(view).__name__}")
+    if view.phase == OVER:
+        raise ValueError("the game is over; there is no hidden information left to sample")
+    unseen = unseen_cards(view)
+    if np.any(unseen < 0):
+        raise ValueError("the view shows more cards of a type than the deck holds")
+    pool = np.repeat(np.arange(NUM_CARD_TYPES), unseen)
+    others, discarded, pending_possible = hidden_places(view)
+
+    def draw() -> State:
+        cards = rng.permutation(pool).tolist()
+        hands: list[list[int]] = [[0] * NUM_CARD_TYPES for _ in range(view.num_players)]
+        hands[view.seat] = list(view.hand)
+        discards: list[int | None] = [None] * view.num_players
+        discards[view.seat] = view.own_discard
+        pending = view.pending_reveal
+        other_pending = pending_possible and rng.random() < 0.5
+        if other_pending:
+            pending = cards.pop()
+        for s in others:
+            held = view.hand_sizes[s] - (1 if other_pending and s == view.current_player else 0)
+            if s in discarded:
+                discards[s] = cards.pop()
+                held -= 1
+            for _ in range(held):
+                hands[s][cards.pop()] += 1
+        return state_from_view(view, hands, discards, cards, pending_reveal=pending, seed=child_seed(rng))
+
+    return resample(draw, rng, weight, candidates)

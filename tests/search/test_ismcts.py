@@ -1,0 +1,118 @@
+"""The search itself, on toy games whose best move is known, and its options."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from club_envs.agents.base import Decision, RandomAgent
+from club_envs.search.game import SearchGame
+from club_envs.search.ismcts import ISMCTSOptions, best_action, parse_options, search
+
+_VIEW = SimpleNamespace(seat=0)  # the toy games' seat 0 sees nothing but its seat
+
+
+class _Toy:
+    """Seat 0 moves, then seat 1 (if ``reply``); a payoff table gives seat 0's value."""
+
+    def __init__(self, payoff, hidden=0):
+        self.payoff = payoff
+        self.hidden = hidden
+        self.moves: list[int] = []
+
+    @property
+    def current_player(self):
+        return len(self.moves) % 2
+
+    @property
+    def is_over(self):
+        return len(self.moves) == 2
+
+    def legal_actions(self):
+        return list(range(len(self.payoff))) if not self.moves else [0, 1]
+
+    def apply_action(self, a):
+        assert a in self.legal_actions()
+        self.moves.append(a)
+
+    def player_view(self, seat):
+        return SimpleNamespace(seat=seat)
+
+
+def _game(make_world) -> SearchGame:
+    def values(state):
+        v = state.payoff[state.moves[0]][state.moves[1]]
+        if state.hidden:
+            v = 1 - v
+        return np.array([v, 1 - v])
+
+    return SearchGame(
+        name="toy",
+        sample_world=lambda view, rng, weight: make_world(rng),
+        stop=lambda state, view: False,
+        values=values,
+        candidates=lambda state: (state.legal_actions(), False),
+        decision=lambda state: Decision(state.current_player, None, state.legal_actions(), lambda: None, lambda: None),
+    )
+
+
+def test_the_search_expects_the_best_reply():
+    """Move 1 is worth 0.6 whatever the reply; moves 0 and 2 look better against a random reply
+    but the opponent answers them with 0 and 0.2."""
+    payoff = [[1.0, 0.0], [0.6, 0.6], [1.0, 0.2]]
+    game = _game(lambda rng: _Toy(payoff))
+    stats = search(game, _VIEW, np.random.default_rng(0), RandomAgent(0), iterations=600, exploration=0.5)
+    assert best_action(stats) == 1
+    assert stats[1][1] == pytest.approx(0.6)
+
+
+def test_the_search_averages_over_sampled_worlds():
+    """Which move wins depends on a hidden bit that is 1 in 80% of the worlds."""
+    payoff = [[1.0, 1.0], [0.0, 0.0]]  # move 0 wins when hidden is 0, move 1 when it is 1
+    game = _game(lambda rng: _Toy(payoff, hidden=int(rng.random() < 0.8)))
+    stats = search(game, _VIEW, np.random.default_rng(1), RandomAgent(1), iterations=400)
+    assert best_action(stats) == 1
+    assert stats[1][1] == pytest.approx(0.8, abs=0.08)
+
+
+def test_the_same_seed_gives_the_same_statistics():
+    payoff = [[0.3, 0.9], [0.5, 0.4], [0.7, 0.1]]
+    game = _game(lambda rng: _Toy(payoff, hidden=int(rng.random() < 0.5)))
+    a = search(game, _VIEW, np.random.default_rng(5), RandomAgent(5), iterations=100)
+    b = search(game, _VIEW, np.random.default_rng(5), RandomAgent(5), iterations=100)
+    assert a == b
+
+
+def test_a_time_budget_or_iterations_is_required():
+    game = _game(lambda rng: _Toy([[1.0, 1.0]]))
+    with pytest.raises(ValueError, match="iterations"):
+        search(game, _VIEW, np.random.default_rng(0), RandomAgent(0), iterations=None, seconds=None)
+    stats = search(game, _VIEW, np.random.default_rng(0), RandomAgent(0), iterations=None, seconds=0.01)
+    assert stats[0][0] >= 1
+
+
+def test_options_are_read_from_the_name():
+    assert parse_options("") == ISMCTSOptions()
+    opts = parse_options("iters=200:rollout=heuristic:c=1.5:beliefs=heuristic")
+    assert (opts.iters, opts.rollout, opts.c, opts.beliefs) == (200, "heuristic", 1.5, "heuristic")
+    timed = parse_options("seconds=0.5")
+    assert timed.seconds == 0.5 and timed.iters is None
+    assert timed.label() == "ismcts:seconds=0.5"
+    assert parse_options("width=6").label() == "ismcts:width=6"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("iters=0", "bad value"),
+    ("iters=many", "bad value"),
+    ("seconds=-1", "bad value"),
+    ("depth=3", "unknown ismcts option 'depth'"),
+    ("iters", "needs a value"),
+    ("iters=5:seconds=1", "twice"),
+    ("beliefs=psychic", "bad value"),
+])
+def test_bad_options_say_what_is_allowed(text, message):
+    with pytest.raises(ValueError, match=message) as info:
+        parse_options(text)
+    assert "iters=N" in str(info.value) or "twice" in str(info.value)

@@ -73,3 +73,25 @@ def load_game(name: str) -> ModuleType:
 
 def game_names() -> list[str]:
     return sorted(_PACKAGES)
+
+
+PUBLIC_VIEW = "public"  # the spectator's view in render(): what every seat knows
+
+
+def render_seat(seat, agents) -> int | str | None:
+    """``seat`` as a game's ``render_text`` takes it: ``None`` (the agent to move), ``"public"``, a
+    seat number or an agent name from ``agents``; anything else raises ``ConfigError`` naming the
+    allowed values."""
+    import numpy as np
+
+    from club_envs.errors import ConfigError
+
+    if seat is None or seat == PUBLIC_VIEW:
+        return seat
+    if isinstance(seat, str) and seat in agents:
+        return list(agents).index(seat)
+    if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(agents):
+        return int(seat)
+    raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
+                      f"{PUBLIC_VIEW!r} (a spectator), a seat 0..{len(agents) - 1} or an agent name "
+                      f"({', '.join(agents)})")

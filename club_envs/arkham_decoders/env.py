@@ -91,9 +91,10 @@ from pettingzoo.utils import wrappers
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer, global_size, global_state
-from club_envs.arkham_decoders.render import PUBLIC, render_text
+from club_envs.arkham_decoders.render import render_text
+from club_envs.games import render_seat
 from club_envs.arkham_decoders.rules import Config
-from club_envs.errors import ConfigError, IllegalActionError, check_choice
+from club_envs.errors import IllegalActionError, check_choice
 
 REWARD_MODES = ("win", "san")
 ILLEGAL_MODES = ("penalize", "raise")
@@ -278,16 +279,7 @@ class raw_env(AECEnv, EzPickle):
         return render_text(self.game, seat)
 
     def _render_seat(self, seat: int | str | None) -> int | str | None:
-        """``seat`` as ``render_text`` takes it; :class:`ConfigError` names the allowed values."""
-        if seat is None or seat == PUBLIC:
-            return seat
-        if isinstance(seat, str) and seat in self.possible_agents:
-            return self.possible_agents.index(seat)
-        if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(self.possible_agents):
-            return int(seat)
-        raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
-                          f"{PUBLIC!r} (a spectator), a seat 0..{len(self.possible_agents) - 1} or an agent name "
-                          f"({', '.join(self.possible_agents)})")
+        return render_seat(seat, self.possible_agents)
 
     def _deads_step_first(self) -> str:
         # PettingZoo's TerminateIllegalWrapper calls this (and nothing else does for an AEC-only

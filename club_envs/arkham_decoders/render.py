@@ -4,10 +4,11 @@ or as a spectator does (``"public"``: public roles, face-up cards, votes; no han
 
 from __future__ import annotations
 
+from club_envs.games import PUBLIC_VIEW
 from club_envs.arkham_decoders.engine import CHOOSE, END, PROPOSAL, VOTE, State, View
 from club_envs.arkham_decoders.rules import ADVISOR, BOOKS, card_name
 
-PUBLIC = "public"  # the spectator's view: what every seat knows
+PUBLIC = PUBLIC_VIEW  # render_text(state, seat=PUBLIC) draws the spectator's view
 SPECTATOR_SEAT = -1  # the ``seat`` of a public view: no seat is "you"
 
 

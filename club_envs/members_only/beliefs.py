@@ -74,10 +74,11 @@ def _offsets_of(unseen: tuple[int, ...], to_come: int) -> np.ndarray:
     return out
 
 
-def view_offsets(unseen: tuple[int, ...], to_come: int) -> np.ndarray:
-    """:func:`offset_distribution` of one seat's position, cached: a seat asks the same question
-    for its bet and both reveals of a turn, and every seat of a heat starts from the same deck."""
-    return _offsets_of(tuple(int(u) for u in unseen), int(to_come))
+def _position_key(unseen, to_come: int, shown) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """The cache key of a position: unseen cards, cards to come, and "normal minus NO!" shown per
+    category (the only part of the shown cards that matters)."""
+    base = tuple(int(shown[c]) - int(shown[NUM_CATEGORIES + c]) for c in range(NUM_CATEGORIES))
+    return tuple(int(u) for u in unseen), int(to_come), base
 
 
 @functools.lru_cache(maxsize=16384)
@@ -89,10 +90,9 @@ def _counts_of(unseen: tuple[int, ...], to_come: int, base: tuple[int, ...]) -> 
 
 
 def position_counts(unseen, to_come: int, shown) -> np.ndarray:
-    """The final-count distributions ``(5, 12)`` of one position, cached. Only "normal minus NO!"
-    of the shown cards matters, so positions that differ otherwise share one entry."""
-    base = tuple(int(shown[c]) - int(shown[NUM_CATEGORIES + c]) for c in range(NUM_CATEGORIES))
-    return _counts_of(tuple(int(u) for u in unseen), int(to_come), base)
+    """The final-count distributions ``(5, 12)`` of one position, cached (positions with the same
+    :func:`_position_key` share one entry)."""
+    return _counts_of(*_position_key(unseen, to_come, shown))
 
 
 @functools.lru_cache(maxsize=16384)
@@ -106,8 +106,7 @@ def _features_of(unseen: tuple[int, ...], to_come: int, base: tuple[int, ...]) -
 
 def position_features(unseen, to_come: int, shown) -> np.ndarray:
     """:func:`observation_beliefs` of one position given as card counts (cached)."""
-    base = tuple(int(shown[c]) - int(shown[NUM_CATEGORIES + c]) for c in range(NUM_CATEGORIES))
-    return _features_of(tuple(int(u) for u in unseen), int(to_come), base)
+    return _features_of(*_position_key(unseen, to_come, shown))
 
 
 def offset_distribution(unseen: np.ndarray, to_come: np.ndarray) -> np.ndarray:

@@ -108,7 +108,7 @@ class HeuristicAgent:
     def bet_values(self, view: View) -> np.ndarray:
         """The expected gain of every bet action (``(80,)``, indexed by action) in this position."""
         if self.samples is None:
-            p_correct = beliefs.space_probabilities(beliefs.position_counts(*_exact_position(view)))
+            p_correct = beliefs.space_probabilities(beliefs.position_counts(*known_position(view)))
         else:
             counts = final_counts(self._final_card_samples(view))
             # p_correct[category, space]
@@ -146,15 +146,8 @@ class HeuristicAgent:
     def _final_card_samples(self, view: View) -> np.ndarray:
         """``(samples, 10)`` cards of each type in the final display, if every own card is shown:
         the display + own cards + a random draw of what the other players will show."""
-        own = _own_contribution(view)
-        display = np.array(view.display)
-        unseen = np.array(COPIES_PER_TYPE) - display - own
-        if view.own_discard is not None:
-            unseen[view.own_discard] -= 1
-        others = [s for s in range(view.num_players) if s != view.seat]
-        to_come = sum(view.hand_sizes[s] for s in others) - len(others)
-        shown = display + own
-        if to_come <= 0:
+        unseen, to_come, shown = known_position(view)
+        if to_come == 0:
             return np.repeat(shown[None, :], self.samples, axis=0)
         draws = self._rng.multivariate_hypergeometric(unseen, to_come, size=self.samples, method="count")
         return draws + shown[None, :]
@@ -175,10 +168,10 @@ class HeuristicAgent:
         return values
 
 
-def _exact_position(view: View) -> tuple[np.ndarray, int, np.ndarray]:
-    """What the exact form of :meth:`HeuristicAgent._final_card_samples` needs: the cards this seat
-    has not seen, how many of them the other players will still show, and the cards certain to
-    be shown (display + own cards)."""
+def known_position(view: View) -> tuple[np.ndarray, int, np.ndarray]:
+    """What the estimate starts from, exact or sampled: the cards this seat has not seen (per
+    type), how many of them the other players will still show, and the cards certain to be shown
+    (display + own cards)."""
     own = _own_contribution(view)
     display = np.array(view.display)
     unseen = np.array(COPIES_PER_TYPE) - display - own
@@ -199,7 +192,7 @@ def _exact_value_without_each_card(view: View, chips) -> dict[int, float]:
     category = chips[0]
     if len(category) == 0:
         return {card: 0.0 for card in held}
-    unseen, to_come, shown = _exact_position(view)
+    unseen, to_come, shown = known_position(view)
     counts = np.stack([beliefs.position_counts(unseen, to_come, shown - _CARD_ROWS[card]) for card in held])
     _, threshold, at_most, win, lose = chips
     correct = np.where(at_most[:, None], beliefs.COUNT_VALUES[None, :] <= threshold[:, None],

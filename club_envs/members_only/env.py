@@ -80,11 +80,12 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from club_envs.errors import ConfigError, IllegalActionError, check_choice
+from club_envs.errors import IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import GLOBAL_SIZE, SIZE, Observer, global_state
-from club_envs.members_only.render import PUBLIC, render_text
+from club_envs.members_only.render import render_text
+from club_envs.games import render_seat
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 
 REWARD_MODES = ("win", "score")
@@ -311,16 +312,7 @@ class raw_env(AECEnv, EzPickle):
         return render_text(self.game, seat)
 
     def _render_seat(self, seat: int | str | None) -> int | str | None:
-        """``seat`` as ``render_text`` takes it; :class:`ConfigError` names the allowed values."""
-        if seat is None or seat == PUBLIC:
-            return seat
-        if isinstance(seat, str) and seat in self.possible_agents:
-            return self.possible_agents.index(seat)
-        if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(self.possible_agents):
-            return int(seat)
-        raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
-                          f"{PUBLIC!r} (a spectator), a seat 0..{len(self.possible_agents) - 1} or an agent name "
-                          f"({', '.join(self.possible_agents)})")
+        return render_seat(seat, self.possible_agents)
 
     def state(self) -> np.ndarray:
         """The global state (every hand, discard and out-of-play card) for centralised critics."""

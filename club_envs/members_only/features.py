@@ -19,7 +19,7 @@ import numpy as np
 
 from club_envs.members_only import actions as A
 from club_envs.members_only import beliefs
-from club_envs.members_only.bots import HeuristicAgent, _exact_position
+from club_envs.members_only.bots import HeuristicAgent, known_position
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View
 from club_envs.members_only.rules import NUM_CARD_TYPES
 
@@ -54,4 +54,4 @@ def heuristic_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> n
             choice[A.REVEAL_BASE + min(worth, key=worth.get)] = 1.0
         else:
             choice[A.DISCARD_BASE + max(worth, key=worth.get)] = 1.0
-    return np.concatenate([observation, beliefs.position_features(*_exact_position(view)), extra])
+    return np.concatenate([observation, beliefs.position_features(*known_position(view)), extra])

@@ -6,6 +6,7 @@ shows only what every seat knows: the display, the chips, the tracks, the hand s
 
 from __future__ import annotations
 
+from club_envs.games import PUBLIC_VIEW
 from club_envs.members_only.engine import PHASES, State, View, category_count, waiting_no_cards
 from club_envs.members_only.rules import (
     CATEGORIES,
@@ -17,7 +18,7 @@ from club_envs.members_only.rules import (
 )
 
 
-PUBLIC = "public"  # the spectator's view: what every seat knows, no hand
+PUBLIC = PUBLIC_VIEW  # render_text(state, seat=PUBLIC) draws the spectator's view
 SPECTATOR_SEAT = -1  # the ``seat`` of a public view: no seat is "you"
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from club_envs.agents.base import Decision
 from club_envs.members_only import beliefs
-from club_envs.members_only.bots import HeuristicAgent, _exact_position, final_counts
+from club_envs.members_only.bots import HeuristicAgent, final_counts, known_position
 from club_envs.members_only.features import BELIEF_SIZE, HEURISTIC_SIZE, heuristic_inputs
 from club_envs.members_only.observer import SIZE, Observer
 from club_envs.members_only.rules import Config
@@ -47,7 +47,7 @@ def test_beliefs_from_the_observation_equal_beliefs_from_the_view(spec):
             break
         view = state.player_view(state.current_player)
         obs = observer.observe(view)
-        from_view = beliefs.position_features(*_exact_position(view))
+        from_view = beliefs.position_features(*known_position(view))
         assert np.allclose(beliefs.observation_beliefs(obs), from_view, atol=1e-6)
         batch.append(obs)
         expected.append(from_view)

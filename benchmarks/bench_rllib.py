@@ -18,8 +18,8 @@ import time
 
 import torch
 
-from training.rllib_backend.algorithm import build_config
-from training.rllib_backend.run import fill_league, resolve_config, start_ray
+from club_envs.training.rllib_backend.algorithm import build_config
+from club_envs.training.rllib_backend.run import fill_league, resolve_config, start_ray
 
 
 def play(runner, steps: int) -> int:

@@ -4,7 +4,7 @@ The pages under ``docs/`` include these files (``docs/_generated/*.md``) with
 ``--8<-- "docs/_generated/NAME.md"``, so a table that says what the code does is never typed by
 hand: the observation layouts come from each game's ``Observer.describe_markdown()``, the action
 lists from ``action_to_string``, the spaces from the environments themselves, the config reference
-from the training config schema (``training.config.SCHEMA`` and ``DEFAULTS``) and the command
+from the training config schema (``club_envs.training.config.SCHEMA`` and ``DEFAULTS``) and the command
 reference from the ``club-envs`` argument parser.
 
     python docs/gen_pages.py           # rewrite every generated file
@@ -157,14 +157,14 @@ def _leaves(schema: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Mapp
 
 def config_keys() -> list[tuple[str, Mapping[str, Any]]]:
     """Every key of the training config schema, dotted, in schema order."""
-    from training.config import SCHEMA
+    from club_envs.training.config import SCHEMA
 
     return _leaves(SCHEMA)
 
 
 def _default(key: str) -> str:
-    from training.config import DEFAULTS, SCHEMA
-    from training.rllib_backend.options import BACKENDS, RLLIB_DEFAULTS
+    from club_envs.training.config import DEFAULTS, SCHEMA
+    from club_envs.training.rllib_backend.options import BACKENDS, RLLIB_DEFAULTS
 
     section, _, name = key.partition(".")
     if name and name in SCHEMA["properties"][section].get("required", ()):
@@ -181,7 +181,7 @@ def _default(key: str) -> str:
 
 def config_reference(prefix: str = "") -> str:
     """The table of every config key (or of those starting with ``prefix``)."""
-    from training.config import GAMES
+    from club_envs.training.config import GAMES
 
     rows = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
     for key, node in config_keys():

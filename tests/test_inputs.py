@@ -18,7 +18,7 @@ from club_envs.agents.registry import load as load_agent
 from club_envs.cli import main
 from club_envs.games import load_game
 from club_envs.limits import count_nodes, nesting_depth
-from training import config as configs
+from club_envs.training import config as configs
 
 ROOT = Path(__file__).resolve().parents[1]
 

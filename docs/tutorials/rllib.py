@@ -53,7 +53,7 @@ seed: 0
 # --8<-- [end:config]
 
 # --8<-- [start:train]
-from training.train import run
+from club_envs.training.train import run
 
 args.runs_dir.mkdir(parents=True, exist_ok=True)
 path = args.runs_dir / "tutorial_rllib.yaml"

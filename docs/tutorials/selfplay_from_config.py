@@ -3,7 +3,7 @@
     python docs/tutorials/selfplay_from_config.py [--steps N] [--games G] [--runs-dir DIR]
 
 A config states only what it changes; everything else takes the defaults listed in the
-config reference (docs/config.md). ``club-envs train CONFIG`` does the same as ``training.train.run``
+config reference (docs/config.md). ``club-envs train CONFIG`` does the same as ``club_envs.training.train.run``
 below. Needs the ``train`` extra.
 """
 
@@ -46,8 +46,8 @@ seed: 0
 # --8<-- [end:config]
 
 # --8<-- [start:train]
-from training import config as configs
-from training.train import run
+from club_envs.training import config as configs
+from club_envs.training.train import run
 
 args.runs_dir.mkdir(parents=True, exist_ok=True)
 path = args.runs_dir / "tutorial_selfplay.yaml"

@@ -69,7 +69,7 @@ def test_every_config_key_has_a_meaning_and_no_meaning_is_left_over(gen):
 
 
 def test_the_config_reference_shows_the_schema_defaults(gen):
-    from training.config import DEFAULTS
+    from club_envs.training.config import DEFAULTS
 
     table = gen.config_reference()
     assert f"| `algorithm.n_steps` | `{DEFAULTS['algorithm']['n_steps']}` |" in table
@@ -115,7 +115,7 @@ def test_every_tutorial_script_has_a_page_that_shows_it():
 
 
 def test_every_shipped_config_is_listed_and_valid():
-    from training.config import load
+    from club_envs.training.config import load
 
     reference = (DOCS / "config.md").read_text(encoding="utf-8")
     for path in sorted((ROOT / "configs").glob("*.yaml")):

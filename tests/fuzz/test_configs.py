@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from club_envs.cli import main
-from training import config as configs
-from training import games as training_games
+from club_envs.training import config as configs
+from club_envs.training import games as training_games
 
 from .mutations import damage_bytes, fuzz_settings, mutate
 

@@ -11,7 +11,7 @@ import pytest
 def local_ray():
     import ray
 
-    from training.rllib_backend.run import start_ray
+    from club_envs.training.rllib_backend.run import start_ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started = start_ray({"address": "local", "num_cpus": 2})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from training.rllib_backend.run import checkpoint_to_resume
+from club_envs.training.rllib_backend.run import checkpoint_to_resume
 
 
 def test_resume_falls_back_to_the_previous_checkpoint_when_a_kill_fell_between_the_renames(tmp_path):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from training.config import ConfigFileError
-from training.rllib_backend.options import RLLIB_DEFAULTS
-from training.rllib_backend.run import load_config, resolve_config, unused_settings
+from club_envs.training.config import ConfigFileError
+from club_envs.training.rllib_backend.options import RLLIB_DEFAULTS
+from club_envs.training.rllib_backend.run import load_config, resolve_config, unused_settings
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 BASE = {"backend": "rllib", "game": {"name": "members_only", "num_players": 4}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from training.rllib_backend.env_adapter import BLACK_MAN, ClubMultiAgentEnv
+from club_envs.training.rllib_backend.env_adapter import BLACK_MAN, ClubMultiAgentEnv
 
 
 def play_random_game(env: ClubMultiAgentEnv, rng: np.random.Generator):

@@ -11,9 +11,9 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 
 from club_envs.agents.policy import PolicyAgent, load_policy_file
 from club_envs.agents.registry import load as load_agent
-from training.rllib_backend.algorithm import model_config
-from training.rllib_backend.env_adapter import ClubMultiAgentEnv
-from training.rllib_backend.export import actor_weights, export_state
+from club_envs.training.rllib_backend.algorithm import model_config
+from club_envs.training.rllib_backend.env_adapter import ClubMultiAgentEnv
+from club_envs.training.rllib_backend.export import actor_weights, export_state
 
 CFG = {"game": {"name": "arkham_decoders"}, "network": {"hidden": [24, 16], "activation": "relu"}}
 

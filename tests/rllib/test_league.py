@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from training.rllib_backend.league import LeagueMapping, all_modules, is_snapshot
+from club_envs.training.rllib_backend.league import LeagueMapping, all_modules, is_snapshot
 
 
 def episode(i: int) -> SimpleNamespace:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from training.rllib_backend.algorithm import build_config
-from training.rllib_backend.run import copy_into_snapshot, fill_league, resolve_config
+from club_envs.training.rllib_backend.algorithm import build_config
+from club_envs.training.rllib_backend.run import copy_into_snapshot, fill_league, resolve_config
 
 
 def module_weights(algo, module_id: str, where: str) -> dict[str, np.ndarray]:

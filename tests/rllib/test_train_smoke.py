@@ -16,8 +16,8 @@ import yaml
 
 from club_envs.agents.policy import load_policy_file
 from club_envs.cli import main as club_envs
-from training.rllib_backend.export import export_checkpoint
-from training.rllib_backend.run import read_league_state
+from club_envs.training.rllib_backend.export import export_checkpoint
+from club_envs.training.rllib_backend.run import read_league_state
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 

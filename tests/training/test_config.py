@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from training import config as configs
-from training.config import ConfigFileError
+from club_envs.training import config as configs
+from club_envs.training.config import ConfigFileError
 
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 
@@ -73,7 +73,7 @@ def test_missing_game_is_reported():
 
 
 def test_bad_rule_option_stops_the_run_before_a_run_folder_exists(tmp_path):
-    from training.train import run
+    from club_envs.training.train import run
 
     path = tmp_path / "bad.yaml"
     path.write_text("game: {name: arkham_decoders, num_players: 5, options: {reward_mode: money}}\n")

@@ -6,9 +6,9 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
-from training import config as configs
-from training import games
-from training.pretrain import collect, imitate
+from club_envs.training import config as configs
+from club_envs.training import games
+from club_envs.training.pretrain import collect, imitate
 
 
 def arkham_cfg(n_games: int) -> dict:
@@ -46,9 +46,9 @@ def test_imitation_makes_the_learner_agree_with_the_bot():
 
 def test_critic_warm_up_changes_only_the_critic(tmp_path):
     """After imitation the actor is frozen while the critic learns the configured returns."""
-    from training.pretrain import warm_up_critic
-    from training.selfplay import SnapshotPool
-    from training.train import make_selfplay_env
+    from club_envs.training.pretrain import warm_up_critic
+    from club_envs.training.selfplay import SnapshotPool
+    from club_envs.training.train import make_selfplay_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     cfg = configs.validate({"game": {"name": "members_only", "num_players": 4}, "network": {"hidden": [32]},

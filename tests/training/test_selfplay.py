@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from club_envs.agents.policy import PolicyAgent, save_policy
-from training.selfplay import RECENT_DECAY, PoolReader, SnapshotPool
+from club_envs.training.selfplay import RECENT_DECAY, PoolReader, SnapshotPool
 
 OBS, ACTIONS = 6, 3
 

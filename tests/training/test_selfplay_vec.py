@@ -10,11 +10,11 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from club_envs.agents.policy import PolicyAgent, act_batch
-from training import config as configs
-from training import games
-from training.selfplay import SnapshotPool
-from training.selfplay_vec import SelfPlayVecEnv
-from training.train import export_policy, make_selfplay_env, make_selfplay_game
+from club_envs.training import config as configs
+from club_envs.training import games
+from club_envs.training.selfplay import SnapshotPool
+from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.train import export_policy, make_selfplay_env, make_selfplay_game
 
 GAMES = {
     "members_only": {"name": "members_only", "num_players": [3, 4, 5]},

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from club_envs.agents.policy import load_policy_file
-from training import train as trainer
+from club_envs.training import train as trainer
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 # stable-baselines3 smoke configs (configs with `backend: rllib` are tested with that backend)

@@ -1,7 +1,7 @@
-"""``python -m training.rllib_backend --config CONFIG`` (or ``--resume RUN_DIR``)."""
+"""``python -m training.rllib_backend --config CONFIG`` (or ``--resume RUN_DIR``): a run on Ray RLlib
+(:mod:`club_envs.training.rllib_backend.run`)."""
 
-import sys
+from club_envs.training.rllib_backend.run import main
 
-from training.rllib_backend.run import main
-
-sys.exit(main())
+if __name__ == "__main__":
+    raise SystemExit(main())

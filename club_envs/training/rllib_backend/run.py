@@ -1,8 +1,8 @@
 """Self-play training on Ray RLlib from the same YAML configs, top to bottom.
 
     club-envs train configs/members_only_rllib_smoke.yaml          # a config with ``backend: rllib``
-    python -m training.rllib_backend --config configs/members_only_rllib_smoke.yaml
-    python -m training.rllib_backend --resume runs/<run>
+    python -m club_envs.training.rllib_backend --config configs/members_only_rllib_smoke.yaml
+    python -m club_envs.training.rllib_backend --resume runs/<run>
 
 ``rllib.address: local`` starts Ray on this machine (``rllib.num_cpus`` CPUs, no dashboard);
 any other address (the head's ``HOST:6379``, or ``auto`` on a node of the cluster) joins that Ray
@@ -39,13 +39,14 @@ from typing import Any
 
 from tqdm import tqdm
 
-from training import config as configs
-from training import games
-from training.rllib_backend.options import LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA, check_rllib_sizes
+from club_envs.training import config as configs
+from club_envs.training import games
+from club_envs.training.rllib_backend.options import LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA, check_rllib_sizes
 
 CHECKPOINT = "rllib"
 LEAGUE_FILE = "league.json"
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# the folder holding the club_envs package (a checkout or site-packages)
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 # --------------------------------------------------------------------------- configuration
@@ -146,7 +147,7 @@ def start_ray(options: dict[str, Any]) -> bool:
 
     if ray.is_initialized():
         return False
-    # the env runners import training.* and club_envs.* from the project, installed or not
+    # the env runners import club_envs from the same place as this process, installed or not
     python_path = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))
     runtime_env = {"env_vars": {"PYTHONPATH": python_path}}
     if options["address"] == LOCAL:
@@ -177,7 +178,7 @@ def _auth_token_available() -> bool:
 def copy_into_snapshot(algo: Any, learner: str, slot: int) -> None:
     """Freeze the learner's current weights into its snapshot ``slot``, on the learners and on every
     env runner (RLlib syncs only trained modules after an update, so the copy is pushed here)."""
-    from training.rllib_backend.league import snapshot_id
+    from club_envs.training.rllib_backend.league import snapshot_id
 
     target = snapshot_id(learner, slot)
 
@@ -196,7 +197,7 @@ def copy_into_snapshot(algo: Any, learner: str, slot: int) -> None:
 
 def fill_league(algo: Any, game: str, pool_size: int) -> None:
     """A new run's league: every slot holds the untrained learner (the first opponents)."""
-    from training.rllib_backend.league import learner_modules
+    from club_envs.training.rllib_backend.league import learner_modules
 
     for learner in learner_modules(game):
         for slot in range(pool_size):
@@ -208,7 +209,7 @@ def evaluate(cfg: dict[str, Any], algo: Any, env_steps: int, run_dir: Path, best
     """Play the evaluation games with the exported policies; a failure is reported, never fatal."""
     from club_envs.agents.policy import PolicyAgent, load_policy_file
     from club_envs.evaluation import learner_win_share
-    from training.rllib_backend.export import export_algorithm
+    from club_envs.training.rllib_backend.export import export_algorithm
 
     ev = cfg["evaluation"]
     if ev["games"] <= 0:
@@ -313,9 +314,9 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     # nothing a user of this command can act on; errors still show
     logging.getLogger("ray.rllib").setLevel(logging.ERROR)
 
-    from training.rllib_backend.algorithm import build_config
-    from training.rllib_backend.export import export_algorithm
-    from training.rllib_backend.league import learner_modules
+    from club_envs.training.rllib_backend.algorithm import build_config
+    from club_envs.training.rllib_backend.export import export_algorithm
+    from club_envs.training.rllib_backend.league import learner_modules
 
     # the learner runs in this process: with small networks one thread is several times faster
     # than torch's default of one per core, which fight the env runners for the same cores
@@ -441,7 +442,7 @@ def _tensorboard(folder: Path) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.rllib_backend", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m club_envs.training.rllib_backend", description=__doc__.splitlines()[0])
     p.add_argument("--config", type=Path, help="YAML training config with backend: rllib")
     p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")

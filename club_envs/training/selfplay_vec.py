@@ -6,9 +6,12 @@ those moves is one small forward pass of a frozen network on one observation. He
 step is a generator (``step_moves``) that yields ``(agent, decision)`` for each opponent move, so
 the vector environment can advance all games together: at each round it gathers the pending
 decisions of every game, answers those of one frozen network with a single batched forward pass
-(:func:`club_envs.agents.policy.act_batch`), asks the bots one by one, and resumes the games. The
-result is exactly what playing the games one after another gives (each agent keeps its own random
-generator), only faster.
+(:func:`club_envs.agents.policy.act_batch`) and those of the exact Members Only heuristic with one
+batched evaluation (:mod:`club_envs.members_only.heuristic_batch`) -- any agent with a
+``batch_key`` and an ``act_batch`` is asked this way -- asks the other bots one by one, and resumes
+the games. The learner's extra policy inputs are likewise computed for all games at once
+(:meth:`club_envs.agents.features.Features.transform_batch`). The result is exactly what playing
+the games one after another gives (each agent keeps its own random generator), only faster.
 
 :class:`SelfPlayVecEnv` is a stable-baselines3 ``VecEnv`` with ``action_masks`` for sb3-contrib's
 ``MaskablePPO``; it also does what the per-game wrappers did (the policy's extra inputs, and the
@@ -27,12 +30,11 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from club_envs.agents.features import get as get_features
-from club_envs.agents.policy import PolicyAgent, act_batch
 
 
 def drive_all(moves: Sequence[Generator]) -> list[Any]:
-    """Run the step generators of many games to their ends, batching the decisions of agents that
-    share one network; returns each generator's result."""
+    """Run the step generators of many games to their ends, asking agents with equal ``batch_key``
+    together (``type(agent).act_batch(agents, decisions)``); returns each generator's result."""
     results: list[Any] = [None] * len(moves)
     pending: dict[int, tuple[Any, Any]] = {}
 
@@ -46,15 +48,17 @@ def drive_all(moves: Sequence[Generator]) -> list[Any]:
     for i in range(len(moves)):
         advance(i, None)
     while pending:
-        by_net: dict[int, list[int]] = defaultdict(list)
+        groups: dict[tuple, list[int]] = defaultdict(list)
         actions: dict[int, int] = {}
         for i, (agent, decision) in pending.items():
-            if isinstance(agent, PolicyAgent):
-                by_net[id(agent.net)].append(i)
-            else:  # a bot (or any other agent) decides on its own
+            key = getattr(agent, "batch_key", None)
+            if key is None:  # an agent that decides on its own
                 actions[i] = agent.act(decision)
-        for games in by_net.values():
-            chosen = act_batch([pending[i][0] for i in games], [pending[i][1] for i in games])
+            else:
+                groups[key].append(i)
+        for games in groups.values():
+            agents = [pending[i][0] for i in games]
+            chosen = type(agents[0]).act_batch(agents, [pending[i][1] for i in games])
             actions.update(zip(games, chosen))
         for i in sorted(actions):
             advance(i, actions[i])
@@ -62,7 +66,7 @@ def drive_all(moves: Sequence[Generator]) -> list[Any]:
 
 
 class SelfPlayVecEnv(VecEnv):
-    """``n`` self-play games (:class:`training.selfplay.SelfPlayEnv`) stepped together."""
+    """``n`` self-play games (:class:`club_envs.training.selfplay.SelfPlayEnv`) stepped together."""
 
     def __init__(self, env_fns: Sequence[Callable[[], Any]], features: str = "none") -> None:
         self.envs = [fn() for fn in env_fns]
@@ -88,43 +92,46 @@ class SelfPlayVecEnv(VecEnv):
         self.reset_infos = [info for _, info in results]
         self._returns[:] = 0.0
         self._lengths[:] = 0
-        return np.stack([self._inputs(i, obs) for i, (obs, _) in enumerate(results)])
+        return self._inputs(range(self.num_envs), [obs for obs, _ in results])
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = actions
 
     def step_wait(self):
         results = drive_all([env.step_moves(int(a)) for env, a in zip(self.envs, self._actions)])
-        observations, rewards, dones, infos = [], np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, bool), []
+        observations = self._inputs(range(self.num_envs), [r[0] for r in results])
+        rewards, dones, infos = np.zeros(self.num_envs, np.float32), np.zeros(self.num_envs, bool), []
         finished = []
-        for i, (obs, reward, terminated, truncated, info) in enumerate(results):
+        for i, (_, reward, terminated, truncated, info) in enumerate(results):
             info = dict(info)
             self._returns[i] += reward
             self._lengths[i] += 1
             rewards[i] = reward
-            observation = self._inputs(i, obs)
             if terminated or truncated:
                 dones[i] = True
                 info["episode"] = {"r": round(float(self._returns[i]), 6), "l": int(self._lengths[i]),
                                    "t": round(time.time() - self._started, 6)}
                 info["TimeLimit.truncated"] = bool(truncated and not terminated)
-                info["terminal_observation"] = observation
+                info["terminal_observation"] = observations[i].copy()
                 self._returns[i], self._lengths[i] = 0.0, 0
                 finished.append(i)
-            observations.append(observation)
             infos.append(info)
         if finished:  # the finished games start again at once (the VecEnv convention)
             restarted = drive_all([self.envs[i].reset_moves() for i in finished])
-            for i, (obs, reset_info) in zip(finished, restarted):
-                observations[i] = self._inputs(i, obs)
+            observations[finished] = self._inputs(finished, [obs for obs, _ in restarted])
+            for i, (_, reset_info) in zip(finished, restarted):
                 self.reset_infos[i] = reset_info
-        return np.stack(observations), rewards, dones, infos
+        return observations, rewards, dones, infos
 
-    def _inputs(self, i: int, observation: np.ndarray) -> np.ndarray:
+    def _inputs(self, indices: Sequence[int], observations: Sequence[np.ndarray]) -> np.ndarray:
+        """The learner's inputs in games ``indices``: their observations, plus the policy's extra
+        inputs computed for all of them together."""
+        batch = np.stack(observations)
         if self.features is None:
-            return observation
-        env = self.envs[i]
-        return self.features.transform(observation, env.learner_view(), env.action_masks())
+            return batch
+        envs = [self.envs[i] for i in indices]
+        return self.features.transform_batch(batch, [env.learner_view() for env in envs],
+                                             np.stack([env.action_masks() for env in envs]))
 
     def action_masks(self) -> np.ndarray:
         return np.stack([env.action_masks() for env in self.envs])

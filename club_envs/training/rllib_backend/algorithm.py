@@ -20,8 +20,8 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from training.rllib_backend.env_adapter import ClubMultiAgentEnv
-from training.rllib_backend.league import LeagueMapping, all_modules, is_snapshot, learner_modules
+from club_envs.training.rllib_backend.env_adapter import ClubMultiAgentEnv
+from club_envs.training.rllib_backend.league import LeagueMapping, all_modules, is_snapshot, learner_modules
 
 WIN_RATE_WINDOW = 200  # episodes the logged win rates average over
 

@@ -23,7 +23,7 @@ from club_envs import limits
 from club_envs.agents.features import NAMES as FEATURE_NAMES
 from club_envs.agents.features import get as get_features
 from club_envs.limits import brief, count_nodes, one_line
-from training.rllib_backend.options import BACKENDS, RLLIB_SCHEMA
+from club_envs.training.rllib_backend.options import BACKENDS, RLLIB_SCHEMA
 
 GAMES = {"members_only": (3, 4, 5), "arkham_decoders": (4, 5, 6)}
 SIDES = {"members_only": ("player",), "arkham_decoders": ("team", "black_man")}
@@ -177,7 +177,7 @@ SCHEMA: dict[str, Any] = {
             "checkpoint": _section({"every": _POSITIVE_INT}),
             "budget": _section({"total_steps": _POSITIVE_INT}),
             "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
-            "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: training/rllib_backend
+            "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: club_envs/training/rllib_backend
             "rllib": RLLIB_SCHEMA,
         },
         required=("game",),

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from club_envs.agents.features import get as get_features
-from training import games
+from club_envs.training import games
 
 
 class Recorder:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from training.rllib_backend.env_adapter import BLACK_MAN
+from club_envs.training.rllib_backend.env_adapter import BLACK_MAN
 
 MAX_SEATS = 8  # more than any table
 LEARNERS = {"members_only": ("main",), "arkham_decoders": ("team", BLACK_MAN)}

@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 import club_envs  # noqa: F401  -- registers the environments
-from training.config import SIDES, ConfigFileError
+from club_envs.training.config import SIDES, ConfigFileError
 
 GYM_IDS = {"members_only": "club_envs/MembersOnly-v0", "arkham_decoders": "club_envs/ArkhamDecoders-v0"}
 TEAM_ROLES = ("leader", "member", "investigator")

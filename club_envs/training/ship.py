@@ -1,0 +1,115 @@
+"""Ship a trained policy inside the package, with its model card.
+
+    python -m club_envs.training.ship RUN_DIR --side player --name members_only --eval results/*.json
+
+copies ``RUN_DIR/best/<side>.pt`` (``policy.pt`` for Members Only) to
+``club_envs/agents/shipped/<name>.pt`` and writes ``<name>.json`` (the card's data) and
+``<name>.md`` (the card for people): the resolved training config, the command, training time and
+steps, and the evaluation figures read from ``club-envs evaluate --json`` files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import yaml
+
+from club_envs.agents.policy import load_policy_file, save_policy
+from club_envs.agents.registry import SHIPPED_DIR
+from club_envs.training.curves import plot as plot_curve
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m club_envs.training.ship", description=__doc__.splitlines()[0])
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--side", required=True, help="player (Members Only), team or black_man")
+    p.add_argument("--name", required=True, help="shipped name, e.g. members_only, arkham_team")
+    p.add_argument("--eval", type=Path, nargs="*", default=[], help="club-envs evaluate --json files")
+    p.add_argument("--command", default=None, help="the training command to quote (default: from the config name)")
+    p.add_argument("--greedy", action="store_true", help="the shipped agent takes its most probable action by default")
+    p.add_argument("--notes", default="", help="a paragraph for the card (what was tried, caveats)")
+    args = p.parse_args(argv)
+
+    src = args.run_dir / "best" / ("policy.pt" if args.side == "player" else f"{args.side}.pt")
+    net, meta = load_policy_file(src)  # refuse to ship what cannot be read back
+    SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
+    import torch
+
+    blob = torch.load(src, map_location="cpu", weights_only=True)
+    meta = {**blob["meta"], "deterministic": args.greedy, "name": args.name}
+    save_policy(SHIPPED_DIR / f"{args.name}.pt", blob["weights"], {k: v for k, v in meta.items() if k not in ("format", "version")})
+
+    config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
+    summary = json.loads((args.run_dir / "summary.json").read_text()) if (args.run_dir / "summary.json").exists() else {}
+    state = json.loads((args.run_dir / "state.json").read_text())
+    config_name = args.run_dir.name.rsplit("-", 2)[0]
+    command = args.command or f"club-envs train configs/{config_name}.yaml"
+    evaluations = [json.loads(f.read_text()) for f in args.eval]
+    curve = None
+    if (args.run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
+        curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
+    card = {
+        "name": args.name, "game": meta["game"], "side": meta["side"], "roles": meta.get("roles"),
+        "file": f"{args.name}.pt", "acting": "greedy (most probable legal action)" if args.greedy else
+        "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
+        "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
+        "policy_steps": meta["steps"], "run_steps": state["steps"],
+        "training_seconds": summary.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
+        "learning_curve": curve, "command": command, "config": config,
+        "time_split": summary.get("time_split"), "evaluations": evaluations, "notes": args.notes,
+    }
+    (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
+    (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
+    print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.pt')}")
+    return 0
+
+
+def state_steps_short(state: dict, config: dict) -> bool:
+    """Did the run stop before its budget (a stop, a kill, the end of the time available)?"""
+    return sum(state.get("steps", {}).values()) < config.get("budget", {}).get("total_steps", 0)
+
+
+def render_card(card: dict) -> str:
+    hours = (card["training_seconds"] or 0) / 3600
+    lines = [
+        f"# Model card: `{card['name']}`", "",
+        f"- game: {card['game']}; side: {card['side']}" + (f" (roles: {', '.join(card['roles'])})" if card["roles"] else ""),
+        f"- file: `{card['file']}` (torch state dict, read with `weights_only=True`); network: MLP "
+        f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
+        f"({card['network']['activation']}), masked softmax over legal actions",
+        f"- trained with: `{card['command']}` (MaskablePPO, self-play); policy taken at {card['policy_steps']:,} "
+        f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}; "
+        f"training wall time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
+        + (" (stopped before its budget of "
+           f"{card['config']['budget']['total_steps']:,} steps; `--resume` continues it)" if card.get("stopped_early") else ""),
+        f"- acting: {card['acting']} (override with the `:greedy` / `:sample` suffix)",
+        f"- load: `club_envs.agents.load({card['name']!r})`", "",
+    ]
+    if card.get("learning_curve"):
+        lines += ["## Learning curve", "", f"![learning curve]({card['learning_curve']})", "",
+                  "Greedy evaluation games on a fixed seed series during training (95% Wilson intervals).", ""]
+    lines += ["## Evaluation", ""]
+    if not card["evaluations"]:
+        lines += ["(none recorded)", ""]
+    for ev in card["evaluations"]:
+        lines.append(f"`club-envs evaluate {ev['game']} --players {ev['players']} --agents {ev['agents_arg']} "
+                     f"--games {ev['games']} --seed {ev['seed']}`")
+        lines.append("")
+        lines.append("| agent | role | seats | win share | 95% interval | mean score |")
+        lines.append("|---|---|---|---|---|---|")
+        for row in ev["agents"] + ev.get("roles", []):
+            lo, hi = row["win_share_95ci"]
+            lines.append(f"| {row['agent']} | {row['role'] or 'all'} | {row['seats']} | {row['win_share']:.3f} | "
+                         f"[{lo:.3f}, {hi:.3f}] | {row['mean_score']:.2f} |")
+        lines.append("")
+    if card["notes"]:
+        lines += ["## Notes", "", card["notes"], ""]
+    lines += ["## Training config (resolved)", "", "```yaml", yaml.safe_dump(card["config"], sort_keys=False).rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,143 @@
+"""Training throughput against the training loop's own ceiling.
+
+    python -m club_envs.training.throughput configs/members_only_4p.yaml [--rollouts 3] [--bots none] [--modes batched dummy]
+
+For the config's first side, a fresh learner with the config's own PPO settings (environments,
+rollout length, batch, epochs, network) trains for ``--rollouts`` rollouts through the self-play
+environments -- opponents drawn from a pool holding two frozen snapshots and the config's bots
+(``--bots none``: snapshots only, i.e. pure self-play) -- once per vectorisation mode:
+
+``batched``     every game in this process, opponents' decisions batched per frozen policy (the default);
+``dummy``       stable-baselines3's ``DummyVecEnv`` over the same games, one decision at a time;
+``subprocess``  ``SubprocVecEnv``, one process per game.
+
+The **ceiling** is the same learner and settings on a trivial environment of the same observation
+and action sizes (it does nothing but return a fixed vector), measured in the same run, so the
+machine's load cancels out of the ratio. Printed per mode: steps per second, the ratio to the
+ceiling, and the share of wall time in the environments, in acting and in updates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import tempfile
+import time
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from threadpoolctl import threadpool_limits
+
+from club_envs.training import config as configs
+from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback
+from club_envs.training.selfplay import SnapshotPool
+from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.train import export_policy, make_selfplay_env, make_selfplay_game
+
+MODES = ("batched", "dummy", "subprocess")
+
+
+class TrivialEnv(gym.Env):
+    """The ceiling's environment: the sizes of a real one, none of its work (100-step episodes)."""
+
+    def __init__(self, obs_size: int, num_actions: int) -> None:
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (obs_size,), np.float32)
+        self.action_space = gym.spaces.Discrete(num_actions)
+        self._obs = np.zeros(obs_size, np.float32)
+        self._mask = np.ones(num_actions, bool)
+        self._t = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self._t = 0
+        return self._obs, {}
+
+    def step(self, action):
+        self._t += 1
+        return self._obs, 0.0, self._t >= 100, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask
+
+
+def _model(cfg: dict, venv) -> MaskablePPO:
+    algo = cfg["algorithm"]
+    return MaskablePPO("MlpPolicy", venv, device="cpu", seed=0, verbose=0, learning_rate=algo["learning_rate"],
+                       n_steps=algo["n_steps"], batch_size=algo["batch_size"], n_epochs=algo["n_epochs"],
+                       policy_kwargs={"net_arch": {"pi": list(cfg["network"]["hidden"]), "vf": list(cfg["network"]["hidden"])},
+                                      "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg["network"]["activation"]]})
+
+
+def measure(cfg: dict, venv, rollouts: int) -> dict:
+    """Steps per second of ``rollouts`` full PPO iterations (rollout + update) on ``venv``."""
+    timed = TimedVecEnv(venv)
+    model = _model(cfg, timed)
+    clock = Clock()
+    callback = TrainingCallback("throughput", _NoPool(), None, clock, {})
+    steps = rollouts * cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"]
+    model.learn(total_timesteps=cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"], callback=callback)  # warm-up
+    timed.env_seconds, clock.rollout_seconds, clock.update_seconds, clock.steps = 0.0, 0.0, 0.0, 0
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=callback)
+    wall = time.perf_counter() - t0
+    split = clock.split(timed.env_seconds)
+    timed.close()
+    return {"steps_per_second": clock.steps / wall, **{k.split("/")[1]: v for k, v in split.items()}}
+
+
+class _NoPool:
+    def record(self, *args) -> None:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m club_envs.training.throughput", description=__doc__.splitlines()[0])
+    p.add_argument("config", type=Path)
+    p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
+    p.add_argument("--modes", nargs="+", choices=MODES, default=["batched", "dummy"])
+    p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
+    args = p.parse_args(argv)
+    cfg = configs.load(args.config)
+    if args.bots is not None:
+        cfg["selfplay"]["bots"] = [b for b in args.bots if b != "none"]
+    torch.set_num_threads(1)
+    threadpool_limits(1, user_api="blas")  # as training does
+    side = configs.SIDES[cfg["game"]["name"]][0]
+    n = cfg["envs"]["n_envs"]
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp)
+        for s in configs.SIDES[cfg["game"]["name"]]:  # two frozen (untrained) snapshots per side + the bots
+            pool = SnapshotPool(run_dir / "pool" / s, cfg["selfplay"]["scheme"], cfg["selfplay"]["bots"],
+                                cfg["selfplay"]["bot_share"], cfg["selfplay"]["pool_size"])
+            env = make_selfplay_env(cfg, s, str(run_dir), 0)
+            for k in range(2):
+                model = _model(cfg, DummyVecEnv([lambda env=env: env]))
+                pool.add_snapshot(k, lambda path, m=model, s=s: export_policy(m, cfg, s, path, 0))
+        obs_size = int(env.observation_space.shape[0])
+        print(f"{args.config}: {n} envs x {cfg['algorithm']['n_steps']} steps, batch {cfg['algorithm']['batch_size']}, "
+              f"{cfg['algorithm']['n_epochs']} epochs, network {cfg['network']['hidden']}; opponents: "
+              f"{', '.join(cfg['selfplay']['bots']) or 'snapshots only'}")
+        ceiling = measure(cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
+                          args.rollouts)["steps_per_second"]
+        print(f"{'mode':>10} {'steps/s':>9} {'x ceiling':>9} {'env':>6} {'acting':>7} {'update':>7}")
+        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f}")
+        for mode in args.modes:
+            seeds = [1000 + i for i in range(n)]
+            if mode == "batched":
+                venv = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds],
+                                      features=cfg["network"]["features"])
+            else:
+                cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
+                venv = cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
+            r = measure(cfg, venv, args.rollouts)
+            print(f"{mode:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
+                  f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -22,8 +22,10 @@ train: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+# Environment speed, then the training loop against its own ceiling (a few minutes).
 bench: $(STAMP)
 	$(PY) benchmarks/bench_envs.py
+	$(PY) benchmarks/bench_training.py
 
 # The site in site/: the generated tables rewritten from the code, then a strict build (a broken
 # link, a missing page, snippet or API reference fails).

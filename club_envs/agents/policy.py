@@ -312,42 +312,57 @@ class PolicyAgent:
         probs = self.net.masked_probabilities(self.inputs(decision), decision.action_mask)
         return self.choose(probs)
 
+    @property
+    def batch_key(self) -> tuple:
+        """Agents sharing one network object can be asked together (:func:`act_batch`)."""
+        return ("policy", id(self.net))
+
+    @staticmethod
+    def act_batch(agents: Sequence[PolicyAgent], decisions: Sequence[Decision]) -> list[int]:
+        return act_batch(agents, decisions)
+
     def inputs(self, decision: Decision) -> np.ndarray:
         """What the network reads for ``decision``: the observation, plus the policy's extra inputs."""
-        observation = decision.observation
-        if observation.shape[-1] != self.input_size:
+        return self.batch_inputs([decision])[0]
+
+    def batch_inputs(self, decisions: Sequence[Decision]) -> np.ndarray:
+        """:meth:`inputs` of several decisions ``(B, net inputs)``, the extra inputs computed together."""
+        observations = np.stack([d.observation for d in decisions])
+        masks = np.stack([d.action_mask for d in decisions])
+        if observations.shape[-1] != self.input_size:
             raise PolicyFileError(
                 f"policy {self.name!r} takes observations of size {self.input_size}, "
-                f"the game gives {observation.shape[-1]} (another game or rule set?)"
+                f"the game gives {observations.shape[-1]} (another game or rule set?)"
             )
-        if np.shape(decision.action_mask)[-1] != self.net.num_actions:
+        if masks.shape[-1] != self.net.num_actions:
             raise PolicyFileError(
                 f"policy {self.name!r} chooses among {self.net.num_actions} actions, "
-                f"the game has {np.shape(decision.action_mask)[-1]} (another game?)"
+                f"the game has {masks.shape[-1]} (another game?)"
             )
         if self.features is not None:
-            observation = self.features.transform(observation, decision.view, decision.action_mask)
-        return observation
+            observations = self.features.transform_batch(observations, [d.view for d in decisions], masks)
+        return observations
 
     def choose(self, probs: np.ndarray) -> int:
         if self.deterministic:
             return int(np.argmax(probs))
-        return int(self._rng.choice(len(probs), p=probs))
+        # What ``self._rng.choice(len(probs), p=probs)`` draws (the same number from the same
+        # generator state), without its argument checks: probs come from a softmax.
+        cdf = np.cumsum(probs)
+        cdf /= cdf[-1]
+        return int(cdf.searchsorted(self._rng.random(), side="right"))
 
 
 def act_batch(agents: Sequence[PolicyAgent], decisions: Sequence[Decision]) -> list[int]:
     """The actions of several agents that share one network (``agents[i]`` decides
     ``decisions[i]``), with one forward pass for all of them; each agent still chooses with its
     own random generator, so the result equals calling each agent's ``act`` in turn."""
-    net = agents[0].net
-    logits = net.logits(np.stack([a.inputs(d) for a, d in zip(agents, decisions)])).astype(np.float64)
-    actions = []
-    for agent, decision, row in zip(agents, decisions, logits):
-        legal = np.asarray(decision.action_mask, dtype=bool)
-        row = np.where(legal, row, -np.inf)
-        probs = np.exp(row - row[legal].max())
-        actions.append(agent.choose(probs / probs.sum()))
-    return actions
+    logits = agents[0].net.logits(agents[0].batch_inputs(decisions)).astype(np.float64)
+    legal = np.stack([d.action_mask for d in decisions]).astype(bool)
+    logits = np.where(legal, logits, -np.inf)
+    probs = np.exp(logits - logits.max(axis=1, keepdims=True))  # row by row as masked_probabilities
+    probs /= probs.sum(axis=1, keepdims=True)
+    return [agent.choose(row) for agent, row in zip(agents, probs)]
 
 
 class RoleDispatchAgent:

@@ -46,23 +46,37 @@ def belief(view: View, black_man: int | None = -1) -> np.ndarray:
     """
     if black_man == -1:
         black_man = view.black_man
+    return _belief(view.votes, view.face_up_books, view.advisors, black_man)
+
+
+@functools.lru_cache(maxsize=65536)
+def _belief(votes: tuple, face_up_books: tuple[int, ...], advisors: tuple[int, int],
+            black_man: int | None) -> np.ndarray:
+    """:func:`belief` from the only view fields it reads, cached: a game's seats and decisions ask
+    the same question many times (the heuristic, its policy inputs, the search). Read-only."""
     post = np.ones((2, NUM_BOOKS), dtype=np.float64)
-    for book in view.face_up_books:
+    for book in face_up_books:
         post[:, book] = 0.0
     if black_man is not None:
-        post[1 - view.advisors.index(black_man), :] = 0.0
-    post *= _vote_likelihood(view.votes)
+        post[1 - advisors.index(black_man), :] = 0.0
+    post *= _vote_likelihood(votes)
     total = post.sum()
-    return post / total if total > 0 else np.full((2, NUM_BOOKS), 1.0 / (2 * NUM_BOOKS))
+    out = post / total if total > 0 else np.full((2, NUM_BOOKS), 1.0 / (2 * NUM_BOOKS))
+    out.flags.writeable = False
+    return out
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
 def _vote_likelihood(votes: tuple) -> np.ndarray:
     """``L[b, t]``: the probability of the public vote history if advisor ``b`` is the Black Man and
-    book ``t`` is true. Every seat and every decision of a game shares the same history, so it is
-    computed once per history (the result is read-only)."""
-    post = np.ones((2, NUM_BOOKS), dtype=np.float64)
-    for public in votes:
+    book ``t`` is true. Every seat and every decision of a game shares the same history, and a
+    history grows one advice at a time, so it is the cached likelihood of the history without its
+    last advice times that advice's factor (the result is read-only)."""
+    if not votes:
+        post = np.ones((2, NUM_BOOKS), dtype=np.float64)
+    else:
+        post = _vote_likelihood(votes[:-1]).copy()
+        public = votes[-1]
         has_true = np.zeros(NUM_BOOKS, dtype=bool)
         for _, card in public.table:
             has_true[card // NUM_VALUES] = True

@@ -50,21 +50,29 @@ SPACE_CORRECT = np.where(_AT_MOST[None, :], COUNT_VALUES[:, None] <= _THRESHOLDS
                          COUNT_VALUES[:, None] >= _THRESHOLDS[None, :]).astype(float)
 
 
+# The table's columns start at k = -13 (the fewest "other" cards asked for: nothing drawn, 11
+# normal and 2 NO! cards of the category), so every lookup of offset_distribution lands inside it.
+_K_SHIFT = NORMAL_PER_CATEGORY + NO_PER_CATEGORY
+
+
 def _log_choose_table() -> np.ndarray:
-    """``table[n, k + 1] = log C(n, k)`` for 0 <= k <= n <= 65, ``-inf`` elsewhere (k = -1 included)."""
+    """``table[n, k + 13] = log C(n, k)`` for 0 <= k <= n <= 65, ``-inf`` elsewhere (-13 <= k <= 66)."""
     n = np.arange(DECK_SIZE + 1)[:, None]
-    k = np.arange(-1, DECK_SIZE + 2)[None, :]
+    k = np.arange(-_K_SHIFT, DECK_SIZE + 2)[None, :]
     ok = (k >= 0) & (k <= n)
     kk = np.where(ok, k, 0)
     return np.where(ok, _LOG_FACTORIAL[n] - _LOG_FACTORIAL[kk] - _LOG_FACTORIAL[np.where(ok, n - kk, 0)], -np.inf)
 
 
 _LOG_CHOOSE = _log_choose_table()
-
-
-def _log_choose(n: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """log C(n, k), ``-inf`` where k < 0 or k > n (0 <= n <= 65)."""
-    return _LOG_CHOOSE[n, np.clip(k, -1, DECK_SIZE + 1) + 1]
+# The same numbers arranged for offset_distribution, so each term is one lookup for a whole batch:
+# log C(n, x) for x = 0..11, log C(n, y) for y = 0..2, log C(n, d - x - y) per number drawn d, and
+# log C(n, d).
+_DRAWN = np.arange(DECK_SIZE + 1)
+_LC_X = _LOG_CHOOSE[:, _X + _K_SHIFT]  # (66, 12)
+_LC_Y = _LOG_CHOOSE[:, _Y + _K_SHIFT]  # (66, 3)
+_LC_REST = _LOG_CHOOSE[:, _DRAWN[:, None, None] - _X[None, :, None] - _Y[None, None, :] + _K_SHIFT]  # (66,66,12,3)
+_LC_DRAWN = _LOG_CHOOSE[:, _DRAWN + _K_SHIFT]  # (66, 66)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -118,14 +126,13 @@ def offset_distribution(unseen: np.ndarray, to_come: np.ndarray) -> np.ndarray:
     unseen = np.asarray(unseen, dtype=np.int64)
     to_come = np.asarray(to_come, dtype=np.int64)
     total = unseen.sum(axis=-1)
-    draw = np.clip(to_come, 0, total)
-    normal = unseen[..., :NUM_CATEGORIES, None, None]  # (..., 5, 1, 1)
-    no = unseen[..., NUM_CATEGORIES:, None, None]
-    rest = (total[..., None, None, None] - normal - no)
-    d = draw[..., None, None, None]
-    x, y = _X[:, None], _Y[None, :]  # (12, 1), (1, 3)
-    log_p = (_log_choose(normal, x) + _log_choose(no, y) + _log_choose(rest, d - x - y)
-             - _log_choose(total[..., None, None, None], d))
+    draw = np.minimum(np.maximum(to_come, 0), total)
+    normal = unseen[..., :NUM_CATEGORIES]  # (..., 5)
+    no = unseen[..., NUM_CATEGORIES:]
+    rest = total[..., None] - normal - no
+    # log P(x normal, y NO!) = log C(normal, x) + log C(no, y) + log C(rest, d - x - y) - log C(total, d)
+    log_p = (_LC_X[normal][..., :, None] + _LC_Y[no][..., None, :] + _LC_REST[rest, draw[..., None]]
+             - _LC_DRAWN[total, draw][..., None, None, None])
     joint = np.exp(log_p)  # (..., 5, 12, 3)
     out = np.zeros(joint.shape[:-2] + (len(_OFFSETS),))
     for j in range(len(_Y)):  # offset x - j lands at index x - j + 2
@@ -162,15 +169,12 @@ _PENDING, _HAND_SIZES, _PRESENT = SLICES["pending_reveal"], SLICES["hand_sizes"]
 _MAX_HAND = 11
 
 
-def observation_beliefs(observations: np.ndarray) -> np.ndarray:
-    """Belief features of one observation ``(510,)`` or a batch ``(B, 510)``: for every betting space
-    (category-major, as the board) the probability that a chip there is correct, then every
-    category's expected final count / 11. Built from the observation alone."""
-    obs = np.asarray(observations, dtype=np.float64)
-    single = obs.ndim == 1
-    obs = obs.reshape(-1, obs.shape[-1])
-    if obs.shape[-1] != OBS_SIZE:
-        raise ValueError(f"expected Members Only observations of size {OBS_SIZE}, got {obs.shape[-1]}")
+def _observation_position(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unseen cards ``(B, 10)``, cards still to come ``(B,)`` and cards certain to be shown
+    ``(B, 10)`` of a batch of observations, read from the observation alone."""
+    if obs.ndim != 2 or obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"expected Members Only observations of size {OBS_SIZE}, got shape {obs.shape}")
+    obs = obs.astype(np.float64)
     hand = np.rint(obs[:, _HAND] * _COPIES).astype(np.int64)
     unseen = np.rint(obs[:, _UNSEEN] * _COPIES).astype(np.int64)
     display = np.rint(obs[:, _DISPLAY] * _COPIES).astype(np.int64)
@@ -179,14 +183,33 @@ def observation_beliefs(observations: np.ndarray) -> np.ndarray:
     present = obs[:, _PRESENT] > 0.5
     others = present[:, 1:MAX_PLAYERS]
     to_come = (sizes[:, 1:MAX_PLAYERS] * others).sum(axis=1) - others.sum(axis=1)
-    shown = display + hand + pending
-    if single:  # one decision at a time (an agent at the table): the cached path
-        return position_features(unseen[0], max(0, int(to_come[0])), shown[0]).copy()
-    counts = count_distribution(offset_distribution(unseen, to_come), shown)
+    return unseen, np.maximum(to_come, 0), display + hand + pending
+
+
+def observation_counts(observations: np.ndarray) -> np.ndarray:
+    """The final-count distributions ``(B, 5, 12)`` of a batch of observations ``(B, 510)``."""
+    unseen, to_come, shown = _observation_position(np.asarray(observations))
+    return count_distribution(offset_distribution(unseen, to_come), shown)
+
+
+def count_features(counts: np.ndarray) -> np.ndarray:
+    """The belief features ``(B, 45)`` of count distributions ``(B, 5, 12)``."""
     features = np.concatenate(
-        [space_probabilities(counts).reshape(len(obs), -1), (counts @ COUNT_VALUES) / MAX_COUNT], axis=1)
-    out = features.astype(np.float32)
-    return out[0] if single else out
+        [space_probabilities(counts).reshape(len(counts), -1), (counts @ COUNT_VALUES) / MAX_COUNT], axis=1)
+    return features.astype(np.float32)
+
+
+def observation_beliefs(observations: np.ndarray) -> np.ndarray:
+    """Belief features of one observation ``(510,)`` or a batch ``(B, 510)``: for every betting space
+    (category-major, as the board) the probability that a chip there is correct, then every
+    category's expected final count / 11. Built from the observation alone. One observation (an
+    agent at a table) takes the cached path of :func:`position_features`; a batch (the training
+    environments) is computed in one go -- the numbers are the same (tested)."""
+    obs = np.asarray(observations)
+    if obs.ndim == 1:
+        unseen, to_come, shown = _observation_position(obs[None])
+        return position_features(unseen[0], int(to_come[0]), shown[0]).copy()
+    return count_features(observation_counts(obs))
 
 
 def with_beliefs(observations: np.ndarray) -> np.ndarray:

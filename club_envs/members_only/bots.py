@@ -105,6 +105,21 @@ class HeuristicAgent:
         best = int(np.argmax(gains))  # the first of equal gains, as a scan in that order would
         return int(bets[best]) if gains[best] > 0.0 else A.NO_BET
 
+    @property
+    def batch_key(self) -> tuple | None:
+        """Exact bots with equal settings decide alike, so a vector environment may ask them
+        together (:meth:`act_batch`); the sampled bot draws from its own generator and is asked alone."""
+        return None if self.samples is not None else ("members_only_heuristic", self.chip_cost, self.rival_weight)
+
+    @staticmethod
+    def act_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> list[int]:
+        """The choices of exact bots with one :attr:`batch_key`, evaluated together by
+        :mod:`club_envs.members_only.heuristic_batch` (the same arithmetic as :meth:`act`, tested
+        against it)."""
+        from club_envs.members_only import heuristic_batch  # it builds on this module
+
+        return heuristic_batch.act_batch(agents, decisions)
+
     def bet_values(self, view: View) -> np.ndarray:
         """The expected gain of every bet action (``(80,)``, indexed by action) in this position."""
         if self.samples is None:

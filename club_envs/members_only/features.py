@@ -11,47 +11,62 @@ heuristic stands and has to learn only where to depart from it; reinforcement le
 decides when the bot's one-step estimate is wrong (the end of the game, rivals' chips, signals in
 other players' reveals). Every number is computed from the seat's :class:`View`, which holds only
 what the seat may know.
+
+Both are written for a batch of decisions (``*_batch``: observations ``(B, 510)``, their views and
+masks), which is how the training environments call them -- the count distributions of every
+position and the bet gains of every betting decision are then a few array operations for the
+whole batch. A policy sees the same numbers at a table (one decision at a time) and in training
+(tested).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
 from club_envs.members_only import actions as A
 from club_envs.members_only import beliefs
-from club_envs.members_only.bots import HeuristicAgent, known_position
-from club_envs.members_only.engine import BET, DISCARD, REVEAL, View
+from club_envs.members_only import heuristic_batch
+from club_envs.members_only.bots import HeuristicAgent
+from club_envs.members_only.engine import View
 from club_envs.members_only.rules import NUM_CARD_TYPES
 
 _SCALE = 5.0  # the largest printed reward: gains and worths are shown in units of it
 BELIEF_SIZE = beliefs.FEATURE_SIZE
 HEURISTIC_SIZE = BELIEF_SIZE + A.NUM_BETS + NUM_CARD_TYPES + A.NUM_ACTIONS
 _BOT = HeuristicAgent()  # exact estimates: deterministic, so one instance serves every seat
+_CARDS = slice(A.NUM_BETS, A.NUM_BETS + NUM_CARD_TYPES)
+_CHOICE = slice(A.NUM_BETS + NUM_CARD_TYPES, None)
 
 
 def belief_inputs(observation: np.ndarray, view: View | None = None, mask: np.ndarray | None = None) -> np.ndarray:
     return beliefs.with_beliefs(observation)
 
 
+def belief_inputs_batch(observations: np.ndarray, views: Sequence[View | None] = (), masks=None) -> np.ndarray:
+    """``belief_inputs`` of every row of ``observations`` ``(B, 510)`` at once."""
+    obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([obs, beliefs.observation_beliefs(obs)], axis=-1)
+
+
 def heuristic_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> np.ndarray:
     """The observation, its beliefs, and the heuristic bot's evaluation of this position."""
-    extra = np.zeros(HEURISTIC_SIZE - BELIEF_SIZE, dtype=np.float32)
-    bets, cards, choice = extra[:A.NUM_BETS], extra[A.NUM_BETS:A.NUM_BETS + NUM_CARD_TYPES], extra[-A.NUM_ACTIONS:]
-    legal = np.flatnonzero(mask)
-    if len(legal) == 1:
-        choice[legal[0]] = 1.0
-    elif view.phase == BET:
-        values = _BOT.bet_values(view)
-        bets[:] = np.clip(values / _SCALE, -1.0, 1.0)
-        choice[_BOT._bet(view, list(legal))] = 1.0
-    elif view.phase in (REVEAL, DISCARD) and len(legal):
-        worth = _BOT.card_values(view)
-        top = max(worth.values())
-        cards[:] = -1.0
-        for card, value in worth.items():
-            cards[card] = max(-1.0, (value - top) / _SCALE)
-        if view.phase == REVEAL:
-            choice[A.REVEAL_BASE + min(worth, key=worth.get)] = 1.0
-        else:
-            choice[A.DISCARD_BASE + max(worth, key=worth.get)] = 1.0
-    return np.concatenate([observation, beliefs.position_features(*known_position(view)), extra])
+    return heuristic_inputs_batch(np.asarray(observation)[None], [view], np.asarray(mask)[None])[0]
+
+
+def heuristic_inputs_batch(observations: np.ndarray, views: Sequence[View], masks: np.ndarray) -> np.ndarray:
+    """``heuristic_inputs`` of a batch, the bot's evaluation done for all rows together
+    (:mod:`club_envs.members_only.heuristic_batch`)."""
+    obs = np.asarray(observations, dtype=np.float32)
+    evaluation = heuristic_batch.evaluate(views, masks, _BOT.chip_cost, _BOT.rival_weight)
+    extra = np.zeros((len(obs), HEURISTIC_SIZE - BELIEF_SIZE), dtype=np.float32)
+    extra[:, :A.NUM_BETS] = np.clip(evaluation.bets / _SCALE, -1.0, 1.0)
+    asked = np.flatnonzero(~np.isnan(evaluation.cards).all(axis=1))  # reveals and discards with a choice
+    if len(asked):  # each card in hand relative to the best one; -1 for the others
+        worth = evaluation.cards[asked]
+        relative = (worth - np.nanmax(worth, axis=1, keepdims=True)) / _SCALE
+        extra[asked, _CARDS] = np.where(np.isnan(worth), -1.0, np.maximum(-1.0, relative))
+    extra[np.arange(len(obs)), _CHOICE.start + evaluation.choice] = 1.0
+    extra[~np.asarray(masks, dtype=bool).any(axis=1), _CHOICE] = 0.0  # no decision: no choice
+    return np.concatenate([obs, beliefs.count_features(evaluation.counts), extra], axis=1)

@@ -1,6 +1,12 @@
 """Training throughput against the training loop's own ceiling.
 
     python -m club_envs.training.throughput configs/members_only_4p.yaml [--rollouts 3] [--bots none] [--modes batched dummy]
+    python -m club_envs.training.throughput --suite [--modes batched]
+
+``--suite`` measures the cases the project tracks, one after another in the same run: the default
+config (the example ``members_only_4p``), the same config with pure self-play opponents, the pure
+self-play config (``members_only_selfplay``) and Arkham (``arkham_decoders``), each next to its own
+ceiling, then a summary table. A CONFIG is a file or an example's name.
 
 For the config's first side, a fresh learner with the config's own PPO settings (environments,
 rollout length, batch, epochs, network) trains for ``--rollouts`` rollouts through the self-play
@@ -33,6 +39,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 
 from club_envs.training import config as configs
+from club_envs.training import examples
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
@@ -94,20 +101,20 @@ class _NoPool:
         pass
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.throughput", description=__doc__.splitlines()[0])
-    p.add_argument("config", type=Path)
-    p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
-    p.add_argument("--modes", nargs="+", choices=MODES, default=["batched", "dummy"])
-    p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
-    args = p.parse_args(argv)
-    cfg = configs.load(args.config)
-    if args.bots is not None:
-        cfg["selfplay"]["bots"] = [b for b in args.bots if b != "none"]
-    torch.set_num_threads(1)
-    threadpool_limits(1, user_api="blas")  # as training does
+# (label, example config, bots override: [] = snapshots only)
+SUITE: tuple[tuple[str, str, list[str] | None], ...] = (
+    ("default (members_only_4p)", "members_only_4p", None),
+    ("default, pure self-play", "members_only_4p", []),
+    ("members_only_selfplay", "members_only_selfplay", None),
+    ("arkham_decoders", "arkham_decoders", None),
+)
+
+
+def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict[str, float]:
+    """Steps per second of the ceiling and of each mode for one config; prints a table as it goes."""
     side = configs.SIDES[cfg["game"]["name"]][0]
     n = cfg["envs"]["n_envs"]
+    out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp)
         for s in configs.SIDES[cfg["game"]["name"]]:  # two frozen (untrained) snapshots per side + the bots
@@ -118,14 +125,15 @@ def main(argv: list[str] | None = None) -> int:
                 model = _model(cfg, DummyVecEnv([lambda env=env: env]))
                 pool.add_snapshot(k, lambda path, m=model, s=s: export_policy(m, cfg, s, path, 0))
         obs_size = int(env.observation_space.shape[0])
-        print(f"{args.config}: {n} envs x {cfg['algorithm']['n_steps']} steps, batch {cfg['algorithm']['batch_size']}, "
-              f"{cfg['algorithm']['n_epochs']} epochs, network {cfg['network']['hidden']}; opponents: "
-              f"{', '.join(cfg['selfplay']['bots']) or 'snapshots only'}")
-        ceiling = measure(cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
-                          args.rollouts)["steps_per_second"]
+        print(f"{label}: {n} envs x {cfg['algorithm']['n_steps']} steps, batch {cfg['algorithm']['batch_size']}, "
+              f"{cfg['algorithm']['n_epochs']} epochs, network {cfg['network']['hidden']}, inputs "
+              f"{cfg['network']['features']}; opponents: {', '.join(cfg['selfplay']['bots']) or 'snapshots only'}")
+        ceiling = out["ceiling"] = measure(
+            cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
+            rollouts)["steps_per_second"]
         print(f"{'mode':>10} {'steps/s':>9} {'x ceiling':>9} {'env':>6} {'acting':>7} {'update':>7}")
-        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f}")
-        for mode in args.modes:
+        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f}", flush=True)
+        for mode in modes:
             seeds = [1000 + i for i in range(n)]
             if mode == "batched":
                 venv = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds],
@@ -133,9 +141,44 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
                 venv = cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
-            r = measure(cfg, venv, args.rollouts)
+            r = measure(cfg, venv, rollouts)
+            out[mode] = r["steps_per_second"]
             print(f"{mode:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
-                  f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}")
+                  f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}",
+                  flush=True)
+    print()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m club_envs.training.throughput", description=__doc__.splitlines()[0])
+    p.add_argument("config", nargs="*", help="training config files or example names to measure (or --suite)")
+    p.add_argument("--suite", action="store_true", help="measure the default, its pure self-play variant, "
+                   "members_only_selfplay and arkham_decoders configs")
+    p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
+    p.add_argument("--modes", nargs="+", choices=MODES, default=["batched", "dummy"])
+    p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
+    args = p.parse_args(argv)
+    if bool(args.config) == args.suite:
+        p.error("give CONFIG files or --suite")
+    if args.suite:
+        cases = [(label, examples.path_of(name), bots) for label, name, bots in SUITE]
+    else:
+        bots = None if args.bots is None else [b for b in args.bots if b != "none"]
+        cases = [(str(arg), examples.resolve(arg), bots) for arg in args.config]
+    torch.set_num_threads(1)
+    threadpool_limits(1, user_api="blas")  # as training does
+    results = []
+    for label, path, bots in cases:
+        cfg = configs.load(path)
+        if bots is not None:
+            cfg["selfplay"]["bots"] = list(bots)
+        results.append((label, measure_case(cfg, label, args.modes, args.rollouts)))
+    if len(results) > 1:
+        print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5}" for m in args.modes))
+        for label, r in results:
+            print(f"{label:<28} {r['ceiling']:>8.0f} "
+                  + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f}" for m in args.modes))
     return 0
 
 

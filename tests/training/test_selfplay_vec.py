@@ -69,6 +69,15 @@ def test_batched_games_equal_games_stepped_one_by_one(tmp_path, game):
     assert sum(int(x[2].sum()) for x in b[1:]) > 0  # games ended and restarted within the rollout
 
 
+def test_batched_heuristic_opponents_play_the_games_of_bots_asked_one_by_one(tmp_path):
+    """Exact heuristics (two tunings) are asked together; the sampled one alone, from its own generator."""
+    cfg = config_with_pool(tmp_path, "members_only", bots=("heuristic", "heuristic_bold", "heuristic_sampled"))
+    seeds = [21, 22, 23, 24, 25]
+    dummy = DummyVecEnv([functools.partial(make_selfplay_env, cfg, "player", str(tmp_path), s) for s in seeds])
+    batched = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, "player", str(tmp_path), s) for s in seeds])
+    same(rollout(dummy, 200, 3), rollout(batched, 200, 3))
+
+
 def test_batched_learner_inputs_include_the_policy_features(tmp_path):
     cfg = config_with_pool(tmp_path, "members_only", features="members_only_heuristic", bots=("heuristic",))
     seeds = [1, 2, 3]

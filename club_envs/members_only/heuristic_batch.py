@@ -1,0 +1,165 @@
+"""The exact ``heuristic`` bot's evaluation of many positions at once.
+
+:class:`~club_envs.members_only.bots.HeuristicAgent` judges one position at a time: the expected
+gain of every bet, and for reveals and discards the worth of the board's chips if each card in hand
+were the one held back. Training asks that question for every game of a vector environment at each
+step -- for the heuristic opponents and for the ``members_only_heuristic`` policy inputs -- so this
+module answers it for a batch of views with array operations: one count-distribution computation
+for all positions (:mod:`club_envs.members_only.beliefs`), every chip on every board in one array,
+and the bot's choices by the same rules (single chips first and the first of equal gains; the
+first card among equal worths). Each row is the bot's arithmetic in array form: the tests check,
+position by position over seeded games, that the choices are the bot's and the numbers agree with
+its own to rounding (the sums run in another order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from club_envs.members_only import actions as A
+from club_envs.members_only import beliefs
+from club_envs.members_only.bots import track_value
+from club_envs.members_only.engine import BET, DISCARD, REVEAL, View
+from club_envs.members_only.rules import (
+    COPIES_PER_TYPE,
+    NUM_CARD_TYPES,
+    NUM_CATEGORIES,
+    NUM_SPACES,
+    SPACE_IS_AT_MOST,
+    SPACE_THRESHOLD,
+    TRACK_MAX,
+)
+
+# The bot's scan order over bet actions: single chips first, then doubles (ties go to the first).
+BET_ORDER = np.array(sorted(range(A.NUM_BETS), key=lambda a: (a & 1, a)))
+_MULTIPLIER = np.array([[1, 2], [2, 3]])  # engine.chip_multiplier as [risk, chip]
+_THRESHOLD = np.array(SPACE_THRESHOLD)
+_AT_MOST = np.array(SPACE_IS_AT_MOST)
+_CARD_ROWS = np.eye(NUM_CARD_TYPES, dtype=np.int64)
+
+
+class Evaluation(NamedTuple):
+    """The heuristic's reading of a batch of positions (one row per view)."""
+
+    counts: np.ndarray  # (B, 5, 12) final-count distributions
+    bets: np.ndarray  # (B, 80) expected gain of every bet action (zeros outside betting decisions)
+    cards: np.ndarray  # (B, 10) worth of the chips if that card is held back (NaN: not in hand / not asked)
+    choice: np.ndarray  # (B,) the action the bot chooses
+
+
+def positions(views: Sequence[View]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``bots.known_position`` of every view: unseen cards ``(B, 10)``, cards still to come ``(B,)``
+    and cards certain to be shown ``(B, 10)``."""
+    own = np.array([view.hand for view in views])
+    pending = np.array([-1 if view.pending_reveal is None else view.pending_reveal for view in views])
+    discard = np.array([-1 if view.own_discard is None else view.own_discard for view in views])
+    rows = np.arange(len(views))
+    own[rows[pending >= 0], pending[pending >= 0]] += 1
+    display = np.array([view.display for view in views])
+    unseen = np.array(COPIES_PER_TYPE) - display - own
+    unseen[rows[discard >= 0], discard[discard >= 0]] -= 1
+    to_come = np.array([max(0, sum(view.hand_sizes) - view.hand_sizes[view.seat] - (view.num_players - 1))
+                        for view in views])
+    return unseen, to_come, display + own
+
+
+def distributions(views: Sequence[View]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per view: the distribution of "drawn normal - drawn NO!" per category ``(B, 5, 14)``, the
+    final-count distributions ``(B, 5, 12)`` and the cards certain to be shown ``(B, 10)``."""
+    unseen, to_come, shown = positions(views)
+    offsets = beliefs.offset_distribution(unseen, to_come)
+    return offsets, beliefs.count_distribution(offsets, shown), shown
+
+
+def evaluate(views: Sequence[View], masks: np.ndarray, chip_cost: tuple[float, float] = (0.5, 1.0),
+             rival_weight: float = 0.3) -> Evaluation:
+    """What ``HeuristicAgent(chip_cost=..., rival_weight=...)`` makes of each view (``masks``: the
+    legal actions ``(B, 101)``)."""
+    masks = np.asarray(masks, dtype=bool)
+    offsets, counts, shown = distributions(views)
+    b = len(views)
+    bets = np.zeros((b, A.NUM_BETS))
+    cards = np.full((b, NUM_CARD_TYPES), np.nan)
+    n_legal = masks.sum(axis=1)
+    choice = np.where(n_legal > 0, masks.argmax(axis=1), 0)  # one legal action (or none): the first
+    phases = np.array([view.phase for view in views])
+    betting = np.flatnonzero((n_legal > 1) & (phases == BET))
+    if len(betting):
+        bets[betting] = bet_values([views[i] for i in betting], counts[betting], chip_cost)
+        choice[betting] = bet_choice(bets[betting], masks[betting])
+    holding = np.flatnonzero((n_legal > 1) & ((phases == REVEAL) | (phases == DISCARD)))
+    if len(holding):
+        worth = card_values([views[i] for i in holding], offsets[holding], shown[holding], chip_cost, rival_weight)
+        cards[holding] = worth
+        reveal = phases[holding] == REVEAL
+        lowest = np.where(np.isnan(worth), np.inf, worth).argmin(axis=1)
+        highest = np.where(np.isnan(worth), -np.inf, worth).argmax(axis=1)
+        choice[holding] = np.where(reveal, A.REVEAL_BASE + lowest, A.DISCARD_BASE + highest)
+    return Evaluation(counts, bets, cards, choice)
+
+
+def bet_values(views: Sequence[View], counts: np.ndarray, chip_cost: tuple[float, float]) -> np.ndarray:
+    """``HeuristicAgent.bet_values`` of several positions ``(B, 80)`` from their count distributions."""
+    p_correct = beliefs.space_probabilities(counts)[..., None]  # (B, 5, 8, 1)
+    track = np.array([view.tracks[view.seat] for view in views], dtype=float)[:, :, None, None]
+    rewards = np.array([view.rewards for view in views], dtype=float)[:, None, :, None]
+    risk = np.array([view.round == 1 for view in views], dtype=int)
+    points = rewards * _MULTIPLIER[risk][:, None, None, :]  # (B, 1, 8, 2)
+    after = np.minimum(TRACK_MAX, track + points)
+    gain = track_value(after) - track_value(track)
+    expected = p_correct * gain - (1.0 - p_correct) * np.array(chip_cost)
+    return expected.reshape(len(views), NUM_CATEGORIES * NUM_SPACES * 2)  # action (category * 8 + space) * 2 + chip
+
+
+def bet_choice(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The bot's bet per row: the legal bet with the best gain (the first in its scan order among
+    equals) if that gain is positive, else no bet."""
+    legal = masks[:, BET_ORDER]
+    gains = np.where(legal, values[:, BET_ORDER], -np.inf)
+    best = gains.argmax(axis=1)
+    positive = legal.any(axis=1) & (gains[np.arange(len(values)), best] > 0.0)
+    return np.where(positive, BET_ORDER[best], A.NO_BET)
+
+
+def card_values(views: Sequence[View], offsets: np.ndarray, shown: np.ndarray, chip_cost: tuple[float, float],
+                rival_weight: float) -> np.ndarray:
+    """``HeuristicAgent.card_values`` of several positions ``(B, 10)`` (NaN for cards not in hand):
+    for each card, the expected worth of every chip on the board to this seat if that card is the
+    one held back."""
+    b = len(views)
+    held = np.array([view.hand for view in views]) > 0
+    worth = np.where(held, 0.0, np.nan)
+    # Every chip of every board: (row, category, space, owner's track, reward, double?, risk?, own?).
+    chips = [(i, spot // NUM_SPACES, spot % NUM_SPACES, view.tracks[owner][spot // NUM_SPACES],
+              view.rewards[spot % NUM_SPACES], kind, risk, owner == view.seat)
+             for i, view in enumerate(views) for spot, owner, kind, risk in view.bets]
+    if not chips:
+        return worth
+    row, category, space, track, reward, kind, risk, own = np.array(chips, dtype=np.int64).T
+    points = reward * _MULTIPLIER[risk, kind]
+    gain = track_value(np.minimum(TRACK_MAX, track + points).astype(float)) - track_value(track.astype(float))
+    weight = np.where(own == 1, 1.0, -rival_weight)
+    win = weight * gain
+    lose = -weight * np.array(chip_cost)[kind]
+    # Count distributions with each card type held back: (B, 10, 5, 12).
+    counts = beliefs.count_distribution(offsets[:, None], shown[:, None, :] - _CARD_ROWS[None])
+    threshold, at_most = _THRESHOLD[space], _AT_MOST[space]
+    correct = np.where(at_most[:, None], beliefs.COUNT_VALUES[None, :] <= threshold[:, None],
+                       beliefs.COUNT_VALUES[None, :] >= threshold[:, None])  # (chips, 12)
+    p = (counts[row, :, category, :] * correct[:, None, :]).sum(axis=-1)  # (chips, 10)
+    value = p * win[:, None] + (1.0 - p) * lose[:, None]
+    ends = np.searchsorted(row, np.arange(b + 1))  # the chips of row i are ends[i]:ends[i + 1]
+    for i in np.flatnonzero(ends[1:] > ends[:-1]):
+        worth[i] = np.where(held[i], value[ends[i]:ends[i + 1]].sum(axis=0), np.nan)
+    return worth
+
+
+def act_batch(agents: Sequence, decisions: Sequence) -> list[int]:
+    """The choices of exact heuristic bots with the same settings, one per decision."""
+    bot = agents[0]
+    masks = np.stack([d.action_mask for d in decisions])
+    evaluation = evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
+    return [int(a) for a in evaluation.choice]

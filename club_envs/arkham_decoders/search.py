@@ -118,10 +118,12 @@ def default_weight(view: View):
     return None if view.true_book is not None else belief_weight(view)
 
 
-def search_game(config: Config, width: int | None = None) -> SearchGame:
-    """The search hooks for games played with ``config``."""
-    if width is not None:
-        raise ValueError("the ismcts option width applies to members_only only")
+def search_game(config: Config, width: int | None = None, cards: int | None = None,
+                paired: int | None = None) -> SearchGame:
+    """The search hooks for games played with ``config`` (``paired``: worlds for paired play-outs
+    at the root instead of the tree; default 0, the tree)."""
+    if width is not None or cards is not None:
+        raise ValueError("the ismcts option width applies to members_only only (and so does cards)")
     observer = Observer(config)
 
     def candidates(state: State) -> tuple[Sequence[int], bool]:
@@ -143,6 +145,7 @@ def search_game(config: Config, width: int | None = None) -> SearchGame:
         candidates=candidates,
         decision=decision,
         default_weight=default_weight,
+        paired_worlds=paired or 0,
     )
 
 

@@ -8,11 +8,20 @@ the seats' track values (markers from 5 up count fully, below 5 by half, as the 
 them; each chip still in hand adds what the heuristic charges for losing it), with a temperature of
 a few points. A finished game is worth its win shares.
 
-The tree considers, at a betting decision, only the ``width`` bets with the best expected gain by
-the heuristic's exact beliefs (of the player to move, from its own view of the world), plus "no
-bet"; at a reveal or a discard, the ``width`` cards the heuristic would rather show (or hold
+The search considers, at a betting decision, only the ``width`` bets with the best expected gain
+by the heuristic's exact beliefs (of the player to move, from its own view of the world), plus "no
+bet"; at a reveal or a discard, the ``cards`` cards the heuristic would rather show (or hold
 back). They are tried in the heuristic's order of preference. The default rollout policy is
 :class:`LightRollout`.
+
+By default the searching seat's decisions are searched by *paired* play-outs
+(:func:`club_envs.search.ismcts.paired_search`, 16 worlds) rather than by the tree: every candidate
+bet is played out to the heat's end in the same sampled worlds, so two bets are compared on the same
+cards. A bet's worth hinges on whether a category's count lands in its space; with the tree's UCB
+each bet met its own handful of worlds and that chance alone decided between them (measured: the
+tree lost to the heuristic, paired play-outs did not -- docs/search.md). With paired search the
+default ``cards`` is 1: reveals and discards are the heuristic's exact choice (the tree's choices
+there, from a few noisy simulations, lost games when measured).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from club_envs.members_only.sampler import sample_world
 from club_envs.search.game import SearchGame
 
 DEFAULT_WIDTH = 4
+DEFAULT_PAIRED_WORLDS = 16
 DEFAULT_ROLLOUT = "light"
 CHIP_WORTH = (0.5, 1.0)  # what a single and the double chip in hand are worth (the heuristic's chip cost)
 TEMPERATURE = 3.0  # track-value points: a lead of 3 makes a seat e times likelier to win
@@ -79,9 +89,14 @@ class LightRollout:
 ROLLOUTS = {"light": LightRollout}
 
 
-def search_game(config: Config, width: int | None = None) -> SearchGame:
-    """The search hooks for games played with ``config``."""
+def search_game(config: Config, width: int | None = None, cards: int | None = None,
+                paired: int | None = None) -> SearchGame:
+    """The search hooks for games played with ``config``: ``width`` bets (plus "no bet") and
+    ``cards`` reveals or discards considered per decision, ``paired`` worlds for paired play-outs
+    (0: the tree). Defaults: 4 bets, 16 paired worlds, 1 card with paired search (else ``width``)."""
     width = DEFAULT_WIDTH if width is None else width
+    paired = DEFAULT_PAIRED_WORLDS if paired is None else paired
+    cards = (1 if paired > 0 else width) if cards is None else cards
     estimator = HeuristicAgent(seed=0)  # exact beliefs: no randomness used
     observer = Observer(config)
 
@@ -99,7 +114,7 @@ def search_game(config: Config, width: int | None = None) -> SearchGame:
             base = A.REVEAL_BASE if state.phase == REVEAL else A.DISCARD_BASE
             sign = 1.0 if state.phase == REVEAL else -1.0
             ranked = sorted(legal, key=lambda a: (sign * worth[a - base], a))
-            return ranked[:width], True
+            return ranked[:cards], True
         if len(legal) <= width + 1:
             return legal, False
         gains = estimator.bet_values(state.player_view(state.current_player))
@@ -122,4 +137,5 @@ def search_game(config: Config, width: int | None = None) -> SearchGame:
         candidates=candidates,
         decision=decision,
         fixed_own_view=True,  # simulations stop at the heat's end: nobody draws a card before
+        paired_worlds=paired,
     )

@@ -18,7 +18,7 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
 
     opts = parse_options(options)
     hooks = importlib.import_module(game.__name__ + ".search")
-    search_game = hooks.search_game(config, width=opts.width)
+    search_game = hooks.search_game(config, width=opts.width, cards=opts.cards, paired=opts.paired)
     rollout_name = opts.rollout or hooks.DEFAULT_ROLLOUT
     if rollout_name.split(":")[0] == NAME:
         raise ValueError("the rollout policy of ismcts cannot itself be ismcts; use random, heuristic or a policy")

@@ -43,6 +43,11 @@ class SearchGame:
         the player to move's decision, for the rollout policy (view, legal actions, observation).
     default_weight(view) -> Weight | None
         the belief weighting used unless the options say ``beliefs=uniform``.
+    paired_worlds
+        when above 0, the searching seat's decisions are searched by paired play-outs
+        (:func:`~club_envs.search.ismcts.paired_search`: every candidate in the same this many
+        worlds) instead of the tree; 0 (the default) keeps the tree. The ``paired=N`` option
+        overrides it.
     """
 
     name: str
@@ -53,3 +58,4 @@ class SearchGame:
     decision: Callable[[Any], Decision]
     default_weight: Callable[[Any], Weight | None] = lambda view: None
     fixed_own_view: bool = False
+    paired_worlds: int = 0

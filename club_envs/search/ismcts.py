@@ -145,6 +145,49 @@ def search(
     return {a: (c.visits, c.reward / c.visits if c.visits else 0.0) for a, c in root.children.items()}
 
 
+def paired_search(
+    game: SearchGame,
+    view: Any,
+    rng: np.random.Generator,
+    rollout: Agent,
+    worlds: int,
+    weight: Weight | None = None,
+) -> dict[int, tuple[int, float]]:
+    """Play every root candidate out in the same ``worlds`` sampled worlds; return, per candidate
+    in the game's order of preference, (worlds, mean reward of the searching seat).
+
+    Common random numbers: all candidates meet the same hidden cards and the same rollout
+    randomness (the rollout policy is reseeded alike for each), so the difference between two
+    candidates' means is free of the noise the worlds themselves bring -- which is most of it when
+    a decision's value hinges on a probability (will a category's count reach the space?). The
+    tree's UCB instead gives each candidate its own few worlds.
+    """
+    seat = view.seat
+    first = game.sample_world(view, rng, weight)
+    actions = [int(a) for a in game.candidates(first)[0]]
+    if len(actions) == 1:
+        return {actions[0]: (0, 0.0)}
+    totals = np.zeros(len(actions))
+    for k in range(worlds):
+        world = first if k == 0 else game.sample_world(view, rng, weight)
+        rollout_seed = int(rng.integers(2**31 - 1))
+        for i, action in enumerate(actions):
+            state = world.clone()
+            state.apply_action(action)
+            rollout.reset(seat, rollout_seed)
+            while not state.is_over and not game.stop(state, view):
+                state.apply_action(_policy_action(rollout, game.decision(state), rng))
+            totals[i] += game.values(state)[seat]
+    return {a: (worlds, float(totals[i] / worlds)) for i, a in enumerate(actions)}
+
+
+def best_paired(stats: dict[int, tuple[int, float]]) -> int:
+    """The candidate with the best mean; on equal means the one listed first (the game's
+    preference)."""
+    actions = list(stats)
+    return max(actions, key=lambda a: (stats[a][1], -actions.index(a)))
+
+
 def _policy_action(policy: Agent, decision: Decision, rng: np.random.Generator) -> int:
     """The policy's move; a uniformly random legal one if the policy names an illegal action."""
     action = int(policy.act(decision))
@@ -164,7 +207,8 @@ class ISMCTSOptions:
     """The options of an ``ismcts`` agent name (``ismcts:iters=200:rollout=heuristic``).
 
     iters
-        simulations per decision (default 32): repeatable under a seed.
+        simulations per decision of the tree search (default 32): repeatable under a seed. With
+        paired play-outs (``paired`` above 0) the number of worlds sets the work instead.
     seconds
         a time budget per decision instead (not repeatable: it depends on the machine).
     rollout
@@ -179,8 +223,15 @@ class ISMCTSOptions:
         heuristic bots' belief where the game has one (Arkham: the vote model). The default is the
         game's choice (see ``docs/search.md``).
     width
-        Members Only: the bets (plus "no bet"), cards to reveal or cards to discard the tree
-        considers per decision, the heuristic's favourites (default 4).
+        Members Only: the bets (plus "no bet") the search considers per decision, the heuristic's
+        favourites (default 4).
+    cards
+        Members Only: the cards to reveal or discard considered per decision, the heuristic's
+        favourites (default: 1 -- the heuristic's own choice -- with paired search, else ``width``).
+    paired
+        search the root by paired play-outs in this many worlds (every candidate in the same
+        worlds, :func:`paired_search`) instead of the tree; 0 searches with the tree. The default
+        is the game's choice (Members Only: 16; Arkham: 0).
     opponents
         ``model`` (default): inside the tree the other players move as the rollout policy would,
         each from its own view of the sampled world; ``tree``: they choose by UCB in the searching
@@ -194,6 +245,8 @@ class ISMCTSOptions:
     c: float = DEFAULT_EXPLORATION
     beliefs: str | None = None
     width: int | None = None
+    cards: int | None = None
+    paired: int | None = None
     opponents: str = "model"
 
     def label(self) -> str:
@@ -210,13 +263,17 @@ class ISMCTSOptions:
             parts.append(f"beliefs={self.beliefs}")
         if self.width is not None:
             parts.append(f"width={self.width}")
+        if self.cards is not None:
+            parts.append(f"cards={self.cards}")
+        if self.paired is not None:
+            parts.append(f"paired={self.paired}")
         if self.opponents != "model":
             parts.append(f"opponents={self.opponents}")
         return ":".join(parts)
 
 
 _ALLOWED = ("iters=N, seconds=S, rollout=random|heuristic|<agent>, c=X, beliefs=uniform|heuristic, width=N, "
-            "opponents=model|tree")
+            "cards=N, paired=N, opponents=model|tree")
 
 
 def parse_options(text: str) -> ISMCTSOptions:
@@ -230,9 +287,9 @@ def parse_options(text: str) -> ISMCTSOptions:
         if key in values or (key in ("iters", "seconds") and {"iters", "seconds"} & set(values)):
             raise ValueError(f"ismcts option {key!r} given twice (iters and seconds exclude each other)")
         try:
-            if key in ("iters", "width"):
+            if key in ("iters", "width", "cards", "paired"):
                 number = int(raw)
-                if number < 1:
+                if number < (0 if key == "paired" else 1):
                     raise ValueError
                 values[key] = number
             elif key in ("seconds", "c"):
@@ -256,14 +313,15 @@ def parse_options(text: str) -> ISMCTSOptions:
             raise ValueError(f"unknown ismcts option {key!r}; allowed: {_ALLOWED}") from None
         except ValueError:
             raise ValueError(f"ismcts option {item!r} has a bad value; allowed: {_ALLOWED} "
-                             "(N a whole number >= 1, S > 0, X >= 0)") from None
+                             "(N a whole number >= 1, paired >= 0, S > 0, X >= 0)") from None
     if "seconds" in values:
         values.setdefault("iters", None)
     return ISMCTSOptions(**values)
 
 
 class ISMCTSAgent:
-    """An agent that searches every decision with SO-ISMCTS from its seat's view.
+    """An agent that searches every decision with SO-ISMCTS from its seat's view (or, where the
+    game or the ``paired`` option asks for it, with paired play-outs: :func:`paired_search`).
 
     ``rollout`` is the agent that plays out simulations (for every seat); ``weight_for(view)`` gives
     the belief weight of worlds, or ``None`` for uniform sampling.
@@ -297,6 +355,12 @@ class ISMCTSAgent:
         if len(legal) == 1:
             return int(legal[0])
         o = self.options
+        worlds = self.game.paired_worlds if o.paired is None else o.paired
+        if worlds > 0:
+            self.last_stats = paired_search(self.game, decision.view, self._rng, self.rollout, worlds,
+                                            weight=self.weight_for(decision.view))
+            action = best_paired(self.last_stats)
+            return action if action in legal else int(legal[0])
         self.last_stats = search(self.game, decision.view, self._rng, self.rollout, iterations=o.iters,
                                  seconds=o.seconds, exploration=o.c, weight=self.weight_for(decision.view),
                                  model_opponents=o.opponents == "model")

@@ -158,3 +158,33 @@ def test_the_members_only_light_rollout_bets_and_discards_as_the_heuristic():
         phases.add(state.phase)
         state.apply_action(action)
     assert {BET, REVEAL, DISCARD} <= phases
+
+
+def test_members_only_ismcts_searches_bets_by_paired_play_outs_and_plays_the_heuristics_cards():
+    """The default: bets compared in the same sampled worlds; reveals and discards are the
+    heuristic's own choice (cards=1), so they need no play-outs."""
+    from club_envs.members_only.bots import HeuristicAgent
+    from club_envs.members_only.engine import BET, State
+
+    config = MO.Config(num_players=4)
+    agent = load("ismcts:paired=3", game=MO, config=config, seed=2)
+    heuristic = HeuristicAgent(seed=0)
+    bots = [HeuristicAgent(seed=s) for s in range(4)]
+    state = State(config, seed=4)
+    seen = set()
+    while not state.is_over and len(seen) < 3:
+        seat = state.current_player
+        view = state.player_view(seat)
+        decision = Decision(seat, view, state.legal_actions(), lambda: None, state.legal_mask)
+        if seat == 0 and len(decision.legal_actions) > 1:
+            action = agent.act(decision)
+            if view.phase == BET:
+                assert {n for n, _ in agent.last_stats.values()} == {3}  # every bet played in 3 worlds
+                assert len(agent.last_stats) <= 5  # 4 bets and "no bet"
+            else:
+                assert action == heuristic.act(decision)
+            seen.add(view.phase)
+        else:
+            action = bots[seat].act(decision)
+        state.apply_action(action)
+    assert len(seen) == 3  # a bet, a reveal and a discard were checked

@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--command", default=None, help="the training command to quote (default: from the config name)")
     p.add_argument("--greedy", action="store_true", help="the shipped agent takes its most probable action by default")
     p.add_argument("--notes", default="", help="a paragraph for the card (what was tried, caveats)")
+    p.add_argument("--exploit", type=Path, nargs="*", default=[],
+                   help="result.json files of club-envs exploit runs against these weights")
     args = p.parse_args(argv)
 
     src = args.run_dir / "best" / ("policy.pt" if args.side == "player" else f"{args.side}.pt")
@@ -48,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     config_name = args.run_dir.name.rsplit("-", 2)[0]
     command = args.command or f"club-envs train configs/{config_name}.yaml"
     evaluations = [json.loads(f.read_text()) for f in args.eval]
+    exploit = [json.loads(f.read_text()) for f in args.exploit]
     curve = None
     if (args.run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
         curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
@@ -59,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         "policy_steps": meta["steps"], "run_steps": state["steps"],
         "training_seconds": summary.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
-        "time_split": summary.get("time_split"), "evaluations": evaluations, "notes": args.notes,
+        "time_split": summary.get("time_split"), "evaluations": evaluations, "exploit": exploit, "notes": args.notes,
     }
     (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
     (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
@@ -107,8 +110,37 @@ def render_card(card: dict) -> str:
         lines.append("")
     if card["notes"]:
         lines += ["## Notes", "", card["notes"], ""]
+    lines += render_exploitability(card)
     lines += ["## Training config (resolved)", "", "```yaml", yaml.safe_dump(card["config"], sort_keys=False).rstrip(), "```", ""]
     return "\n".join(lines)
+
+
+def render_exploitability(card: dict) -> list[str]:
+    """The card's exploitability section from ``club-envs exploit`` results. Figures belong to the
+    weights they were measured against: new weights shipped without them say so instead of
+    keeping an older agent's figures."""
+    lines = ["## Exploitability", ""]
+    if not card.get("exploit"):
+        return lines + ["Not measured for these weights: `club-envs exploit "
+                        f"{card['name']} --game {card['game']} --players N` trains a best responder "
+                        "against them (docs/search.md).", ""]
+    lines += ["A best responder learned by MaskablePPO against this agent; a responder trained for a "
+              "short budget gives only a **lower bound** on how exploitable an agent is.", ""]
+    for run in card["exploit"]:
+        s = run["settings"]
+        lines += [f"`club-envs exploit {s['agent']} --game {s['game']} --players {s['players']} "
+                  f"--steps {s['steps']} --eval-games {s['eval_games']} --seed {s['seed']}`", "",
+                  "| frozen agent | responder side | responder steps | responder wins [95% interval] | parity | gain |",
+                  "|---|---|---|---|---|---|"]
+        for r in run["results"]:
+            rows = [r] + ([r["baseline"]] if r.get("baseline") else [])
+            for row in rows:
+                lo, hi = row["win_share_95ci"]
+                lines.append(f"| {row['target']} | {r['side']} | {r['steps']:,} | {row['win_share']:.3f} "
+                             f"[{lo:.3f}, {hi:.3f}] ({r['games']} games) | {row['parity']:.3f} | "
+                             f"{row['gain_over_parity']:+.3f} |")
+        lines.append("")
+    return lines
 
 
 if __name__ == "__main__":

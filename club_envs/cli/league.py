@@ -7,9 +7,15 @@ as the whole team and B as the Black Man; an agent must therefore play every rol
 ``arkham_decoders``, a run folder with both sides, or a bot).
 
 Ratings are fitted with openskill's Plackett-Luce model (a Bayesian multiplayer generalisation of
-Elo/TrueSkill): each game is a ranking of its players by score (ties share a rank); in Arkham the
-team and the Black Man are the two ranked entries. The table is sorted by the conservative
-``ordinal`` = mu - 3 sigma, and also shows each agent's overall win share with its 95% interval.
+Elo/TrueSkill): each game is a ranking of its entries (ties share a rank). Members Only ranks the
+agents at the table by score. Arkham's two sides win at very different rates, so one rating per
+agent would mix how good it is with which side it happened to play: each agent gets one rating *as
+the team* and one *as the Black Man*, every game ranks the team entry against the Black Man entry by
+who won, and the table lists the two sides apart (ratings compare within a side, the way chess
+ratings would if White always won two games in three). The games are rated in rounds -- game k of
+every table, then game k + 1 -- so the online updates do not favour whichever pairing came last.
+The table is sorted by the conservative ``ordinal`` = mu - 3 sigma, and also shows each entry's
+win share with its 95% interval.
 """
 
 from __future__ import annotations
@@ -49,18 +55,29 @@ def pairings(game, names: list[str], players: int) -> list[dict]:
     return [{"seats": [names[i % len(names)] for i in range(players)]}]
 
 
-def rank_entries(game, record, seat_names, role_names) -> tuple[list[str], list[float]]:
-    """The entries of one game and their scores (higher is better) for the rating model."""
+TEAM, BLACK_MAN = "team", "black_man"
+
+
+def entry_side(role: str | None) -> str | None:
+    """The side an Arkham role is rated on (None in a game without sides)."""
+    if role is None:
+        return None
+    return BLACK_MAN if role == "black_man" else TEAM
+
+
+def rank_entries(game, record, seat_names, role_names) -> tuple[list[tuple[str, str | None]], list[float]]:
+    """The entries ``(agent, side)`` of one game and their scores (higher is better) for the rating
+    model. Arkham: the team entry and the Black Man entry, scored by who won."""
     rows = game.outcomes(record)
     if role_names is not None:
         team = next(r for r in rows if r.role != "black_man")
         bm = next(r for r in rows if r.role == "black_man")
-        return [role_names[team.role], role_names["black_man"]], [team.win, bm.win]
+        return [(role_names[team.role], TEAM), (role_names["black_man"], BLACK_MAN)], [team.win, bm.win]
     best: dict[str, float] = {}
     for r in rows:  # an agent in several seats counts once, with its best seat
         name = seat_names[r.seat]
         best[name] = max(best.get(name, float("-inf")), r.score)
-    return list(best), list(best.values())
+    return [(name, None) for name in best], list(best.values())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,16 +100,16 @@ def run(args: argparse.Namespace) -> int:
         check_roles(agents[name][0], name, game, game.ROLES, role_pairs=False)  # each plays both sides
 
     model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in names}
-    tallies = {name: Tally(name) for name in names}
+    sides = [TEAM, BLACK_MAN] if game.ROLES else [None]
+    keys = [(name, side) for side in sides for name in names]
+    ratings = {key: model.rating(name=_label(key)) for key in keys}
+    tallies = {key: Tally(key[0]) for key in keys}
     tables = pairings(game, names, args.players)
     bar = tqdm(total=len(tables) * args.games, desc=f"league {game.RECORD_NAME}", unit="game",
                disable=args.no_progress)
-    g = 0
-    for table in tables:
-        for k in range(args.games):
-            seed = args.seed * 1_000_003 + g
-            g += 1
+    for k in range(args.games):  # in rounds: game k of every table before game k + 1
+        for t, table in enumerate(tables):
+            seed = args.seed * 1_000_003 + t * args.games + k
             if "seats" in table:
                 seat_names = [table["seats"][(s + k) % args.players] for s in range(args.players)]
                 used: dict[str, int] = {}
@@ -109,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             entries, scores = rank_entries(game, record, seat_names, role_names)
             for row in game.outcomes(record):
                 name = seat_names[row.seat] if seat_names else role_names[row.role]
-                tallies[name].add(row.win, row.score)
+                tallies[(name, entry_side(row.role))].add(row.win, row.score)
             # openskill: lower rank is better; equal scores share a rank
             order = sorted(set(scores), reverse=True)
             ranks = [order.index(s) + 1 for s in scores]
@@ -119,19 +136,29 @@ def run(args: argparse.Namespace) -> int:
             bar.update()
     bar.close()
 
-    rows = sorted(names, key=lambda n: ratings[n].ordinal(), reverse=True)
     print(f"{len(tables)} tables x {args.games} games")
-    print(f"{'#':>2} {'agent':<36} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'seats':>6} {'win share':>10} {'95% interval':>16}")
     out = []
-    for i, name in enumerate(rows, 1):
-        r, t = ratings[name], tallies[name]
-        lo, hi = t.interval
-        print(f"{i:>2} {name:<36} {r.mu:>7.2f} {r.sigma:>6.2f} {r.ordinal():>8.2f} {t.seats:>6} "
-              f"{t.win_share:>10.3f} {f'[{lo:.3f}, {hi:.3f}]':>16}")
-        out.append({"agent": name, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal(), **t.as_json()})
+    for side in sides:
+        if side is not None:
+            print(f"as the {'team' if side == TEAM else 'Black Man'} (ratings compare within a side)")
+        print(f"{'#':>2} {'agent':<36} {'mu':>7} {'sigma':>6} {'ordinal':>8} {'seats':>6} {'win share':>10} "
+              f"{'95% interval':>16}")
+        rows = sorted(names, key=lambda n: ratings[(n, side)].ordinal(), reverse=True)
+        for i, name in enumerate(rows, 1):
+            r, t = ratings[(name, side)], tallies[(name, side)]
+            lo, hi = t.interval
+            print(f"{i:>2} {name:<36} {r.mu:>7.2f} {r.sigma:>6.2f} {r.ordinal():>8.2f} {t.seats:>6} "
+                  f"{t.win_share:>10.3f} {f'[{lo:.3f}, {hi:.3f}]':>16}")
+            out.append({"agent": name, **({"side": side} if side else {}), "mu": r.mu, "sigma": r.sigma,
+                        "ordinal": r.ordinal(), **t.as_json()})
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"game": game.RECORD_NAME, "players": args.players,
                                          "games_per_table": args.games, "ratings": out}, indent=2))
         print(f"table written to {args.json}")
     return 0
+
+
+def _label(key: tuple[str, str | None]) -> str:
+    name, side = key
+    return name if side is None else f"{name} ({side})"

@@ -89,13 +89,35 @@ def test_evaluate_cli_rejects_a_player_count_naming_the_allowed_ones(capsys):
     assert "takes 3, 4, 5 players, not 7" in capsys.readouterr().err
 
 
-def test_league_rates_the_heuristic_above_random(tmp_path, capsys):
+def test_league_rates_the_heuristic_above_random_on_each_arkham_side(tmp_path, capsys):
     out = tmp_path / "league.json"
     assert main(["league", "arkham", "--players", "5", "--agents", "random,heuristic", "--games", "60",
                  "--json", str(out), "--no-progress"]) == 0
     table = json.loads(out.read_text())["ratings"]
-    assert [row["agent"] for row in table] == ["heuristic", "random"]
-    assert table[0]["mu"] > table[1]["mu"]
+    for side in ("team", "black_man"):  # one rating per agent and side; they compare within a side
+        rows = [row for row in table if row["side"] == side]
+        assert [row["agent"] for row in rows] == ["heuristic", "random"]
+        assert rows[0]["mu"] > rows[1]["mu"]
+    seats = {(row["agent"], row["side"]): row["seats"] for row in table}
+    # 2 ordered pairings x 60 games: each agent is the whole team (4 seats) in 60 games, the Black Man in 60
+    assert seats == {("heuristic", "team"): 240, ("random", "team"): 240,
+                     ("heuristic", "black_man"): 60, ("random", "black_man"): 60}
+    printed = capsys.readouterr().out
+    assert "as the team" in printed and "as the Black Man" in printed
+
+
+def test_arkham_league_ratings_follow_win_shares_with_a_lopsided_side(tmp_path):
+    """A strong Black Man against weak teams and a weak Black Man against strong teams: with one
+    rating per agent the Black Man's side advantage leaked into the ratings; per side, the order of
+    the ratings is the order of the win shares."""
+    out = tmp_path / "league.json"
+    assert main(["league", "arkham", "--players", "5", "--agents", "random,heuristic,ismcts:iters=8",
+                 "--games", "12", "--seed", "3", "--json", str(out), "--no-progress"]) == 0
+    table = json.loads(out.read_text())["ratings"]
+    for side in ("team", "black_man"):
+        rows = [row for row in table if row["side"] == side]
+        assert rows[-1]["agent"] == "random"
+        assert rows[-1]["win_share"] == min(row["win_share"] for row in rows)
 
 
 def test_members_only_league_plays_every_group_of_players(tmp_path):

@@ -92,7 +92,7 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer, global_size, global_state
 from club_envs.arkham_decoders.render import render_text
-from club_envs.games import render_seat
+from club_envs.games import SeatRendering
 from club_envs.arkham_decoders.rules import Config
 from club_envs.errors import IllegalActionError, check_choice
 
@@ -118,13 +118,14 @@ def team_reward(total: int, reward_mode: str) -> float:
     return 1.0 if total >= 1 else -1.0
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SeatRendering, AECEnv, EzPickle):
     metadata = {
         "render_modes": ["ansi", "human"],
         "name": "arkham_decoders_v0",
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    _draw = staticmethod(render_text)  # SeatRendering draws the table with it
 
     def __init__(
         self,
@@ -249,37 +250,6 @@ class raw_env(AECEnv, EzPickle):
     def state(self) -> np.ndarray:
         """God's-eye array (hidden identities, hands, pending votes, deck) for centralised critics."""
         return global_state(self.game, self.observer)
-
-    def render(self) -> str | None:
-        """Draw the table as the seat in :attr:`render_seat` sees it.
-
-        ``render_seat=None`` (the default, PettingZoo's convention) draws the view of the agent to
-        move: with ``render_mode="human"`` that prints each mover's own hand in turn, so use a seat
-        (``2`` or ``"player_2"``) to follow one player or ``"public"`` for the spectator's view,
-        which shows no hand. ``"ansi"`` returns the text, ``"human"`` prints it.
-        """
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = self.render_for(self.render_seat)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def render_for(self, seat: int | str | None = None) -> str:
-        """The table as text from ``seat``'s view whatever the ``render_mode``: a seat number, an
-        agent name (``"player_2"``), ``"public"`` (what a spectator sees: no hand) or ``None`` (the
-        agent to move)."""
-        seat = self._render_seat(seat)
-        if self.game is None:
-            return f"{self.metadata['name']}: call reset() first"
-        return render_text(self.game, seat)
-
-    def _render_seat(self, seat: int | str | None) -> int | str | None:
-        return render_seat(seat, self.possible_agents)
 
     def _deads_step_first(self) -> str:
         # PettingZoo's TerminateIllegalWrapper calls this (and nothing else does for an AEC-only

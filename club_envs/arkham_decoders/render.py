@@ -4,7 +4,7 @@ or as a spectator does (``"public"``: public roles, face-up cards, votes; no han
 
 from __future__ import annotations
 
-from club_envs.games import PUBLIC_VIEW
+from club_envs.games import PUBLIC_VIEW, table_view
 from club_envs.arkham_decoders.engine import CHOOSE, END, PROPOSAL, VOTE, State, View
 from club_envs.arkham_decoders.rules import ADVISOR, BOOKS, card_name
 
@@ -35,12 +35,7 @@ def render_text(view_or_state: View | State, seat: int | str | None = None) -> s
     state = None
     if isinstance(view_or_state, State):
         state = view_or_state
-        if seat == PUBLIC:
-            view = public_view(state)
-        else:
-            if seat is None:
-                seat = state.current_player if state.current_player is not None else 0
-            view = state.player_view(seat)
+        view = table_view(state, seat, public_view)
     else:
         view = view_or_state
     n = view.num_players

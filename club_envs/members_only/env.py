@@ -85,7 +85,7 @@ from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import GLOBAL_SIZE, SIZE, Observer, global_state
 from club_envs.members_only.render import render_text
-from club_envs.games import render_seat
+from club_envs.games import SeatRendering
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 
 REWARD_MODES = ("win", "score")
@@ -117,7 +117,7 @@ def relative_to_others(values: list[float]) -> list[float]:
     return [v - (total - v) / (n - 1) for v in values]
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SeatRendering, AECEnv, EzPickle):
     """Members Only as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {
@@ -126,6 +126,7 @@ class raw_env(AECEnv, EzPickle):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    _draw = staticmethod(render_text)  # SeatRendering draws the table with it
 
     def __init__(
         self,
@@ -282,37 +283,6 @@ class raw_env(AECEnv, EzPickle):
         if self.game is not None and not self.game.is_over:
             self._record_forfeit(self.agent_selection)
         return super()._deads_step_first()
-
-    def render(self) -> str | None:
-        """Draw the table as the seat in :attr:`render_seat` sees it.
-
-        ``render_seat=None`` (the default, PettingZoo's convention) draws the view of the agent to
-        move: with ``render_mode="human"`` that prints each mover's own hand in turn, so use a seat
-        (``2`` or ``"player_2"``) to follow one player or ``"public"`` for the spectator's view,
-        which shows no hand. ``"ansi"`` returns the text, ``"human"`` prints it.
-        """
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = self.render_for(self.render_seat)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def render_for(self, seat: int | str | None = None) -> str:
-        """The table as text from ``seat``'s view whatever the ``render_mode``: a seat number, an
-        agent name (``"player_2"``), ``"public"`` (what a spectator sees: no hand) or ``None`` (the
-        agent to move)."""
-        seat = self._render_seat(seat)
-        if self.game is None:
-            return f"{self.metadata['name']}: call reset() first"
-        return render_text(self.game, seat)
-
-    def _render_seat(self, seat: int | str | None) -> int | str | None:
-        return render_seat(seat, self.possible_agents)
 
     def state(self) -> np.ndarray:
         """The global state (every hand, discard and out-of-play card) for centralised critics."""

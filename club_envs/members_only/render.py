@@ -6,7 +6,7 @@ shows only what every seat knows: the display, the chips, the tracks, the hand s
 
 from __future__ import annotations
 
-from club_envs.games import PUBLIC_VIEW
+from club_envs.games import PUBLIC_VIEW, table_view
 from club_envs.members_only.engine import PHASES, State, View, category_count, waiting_no_cards
 from club_envs.members_only.rules import (
     CATEGORIES,
@@ -40,16 +40,7 @@ def _cards(counts: tuple[int, ...] | list[int]) -> str:
 def render_text(view_or_state: View | State, seat: int | str | None = None) -> str:
     """The table as text. A :class:`State` is drawn from the view of ``seat`` (default: the player
     to move, or seat 0 when the game is over); ``seat="public"`` draws the spectator's view."""
-    if isinstance(view_or_state, State):
-        state = view_or_state
-        if seat == PUBLIC:
-            view = public_view(state)
-        else:
-            if seat is None:
-                seat = state.current_player if state.current_player is not None else 0
-            view = state.player_view(seat)
-    else:
-        view = view_or_state
+    view = table_view(view_or_state, seat, public_view) if isinstance(view_or_state, State) else view_or_state
     n = view.num_players
     lines = []
     if view.phase == 3:

@@ -58,15 +58,8 @@ KEEP_CHECKPOINTS = 2
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.train", description=__doc__.splitlines()[0])
-    p.add_argument("--config", type=Path, help="YAML training config, or the name of an example in configs/")
-    p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder")
-    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = p.parse_args(argv)
-    if args.config is None and args.resume is None:
-        p.error("give --config CONFIG (a new run) or --resume RUN_DIR")
-    return args
+    return configs.run_arguments("python -m club_envs.training.train", __doc__.splitlines()[0],
+                                 "YAML training config, or the name of an example in configs/", argv)
 
 
 def make_selfplay_game(cfg: dict, side: str, run_dir: str, seed: int) -> SelfPlayEnv:

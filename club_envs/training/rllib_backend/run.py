@@ -24,7 +24,6 @@ in another seat, or a snapshot). ``budget.total_steps``, ``selfplay.snapshot_eve
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import logging
@@ -442,14 +441,8 @@ def _tensorboard(folder: Path) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.rllib_backend", description=__doc__.splitlines()[0])
-    p.add_argument("--config", type=Path, help="YAML training config with backend: rllib")
-    p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder")
-    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = p.parse_args(argv)
-    if args.config is None and args.resume is None:
-        p.error("give --config CONFIG (a new run) or --resume RUN_DIR")
+    args = configs.run_arguments("python -m club_envs.training.rllib_backend", __doc__.splitlines()[0],
+                                 "YAML training config with backend: rllib", argv)
     try:
         run(args.config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
     except (configs.ConfigFileError, FileNotFoundError) as exc:

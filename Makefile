@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 train: $(STAMP)
-	$(VENV)/bin/club-envs train configs/members_only_4p.yaml
+	$(VENV)/bin/club-envs train configs/members_only_belief.yaml
 
 test: $(STAMP)
 	$(PY) -m pytest

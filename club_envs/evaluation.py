@@ -160,13 +160,19 @@ def _play_part(args: tuple) -> SeriesResult:
 
 def play_series_parallel(game: Any, config: Any, seat_agents=None, role_agents=None, games: int = 100,
                          seed: int = 0, records_dir: Path | None = None, workers: int = 2) -> SeriesResult:
-    """:func:`play_series` split over ``workers`` processes; the same games, the same totals."""
+    """:func:`play_series` split over ``workers`` processes; the same games, the same totals.
+
+    The workers are started fresh (``spawn``), not forked: a fork of a process that has already
+    run torch (a policy file was read to check it) can hang in the child on a lock torch's
+    thread pool held at the fork -- measured: an evaluation with a shipped policy and two workers
+    never finished."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     bounds = np.linspace(0, games, workers + 1).astype(int)
     parts = [(game.RECORD_NAME, config.num_players, seat_agents, role_agents, int(hi - lo), seed, records_dir, int(lo))
              for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         return merge(list(pool.map(_play_part, parts)))
 
 

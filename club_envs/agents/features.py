@@ -29,6 +29,10 @@ class Features(NamedTuple):
     transform: Callable[[np.ndarray, Any, np.ndarray], np.ndarray]
     # (observations (B, obs_size), views, masks (B, actions)) -> (B, obs_size + extra); None: row by row
     batch: Callable[[np.ndarray, Sequence[Any], np.ndarray], np.ndarray] | None = None
+    # Work on (views, masks) that other agents need too, done once for a vector environment's round
+    # (``prepare_key``/``prepare_batch`` of :func:`club_envs.training.selfplay_vec.drive_all`); None: none
+    prepare_key: Any = None
+    prepare: Callable[[Sequence[Any], np.ndarray], None] | None = None
 
     def transform_batch(self, observations: np.ndarray, views: Sequence[Any], masks: np.ndarray) -> np.ndarray:
         """The inputs of many decisions at once; row ``i`` equals ``transform`` of decision ``i``."""
@@ -45,7 +49,7 @@ def _members_only(name: str) -> Features:
         return Features("members_only", SIZE, features.BELIEF_SIZE, features.belief_inputs,
                         features.belief_inputs_batch)
     return Features("members_only", SIZE, features.HEURISTIC_SIZE, features.heuristic_inputs,
-                    features.heuristic_inputs_batch)
+                    features.heuristic_inputs_batch, features.HEURISTIC_PREPARE_KEY, features.prepare_heuristic_inputs)
 
 
 def _arkham(name: str) -> Features:

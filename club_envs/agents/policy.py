@@ -321,6 +321,16 @@ class PolicyAgent:
     def act_batch(agents: Sequence[PolicyAgent], decisions: Sequence[Decision]) -> list[int]:
         return act_batch(agents, decisions)
 
+    @property
+    def prepare_key(self) -> Any:
+        """What the extra inputs share with other agents (e.g. the Members Only heuristic's
+        evaluation), done once per round for all of them (:meth:`prepare_batch`); None: nothing."""
+        return None if self.features is None else self.features.prepare_key
+
+    @staticmethod
+    def prepare_batch(agents: Sequence[Any], decisions: Sequence[Decision]) -> None:
+        agents[0].features.prepare([d.view for d in decisions], np.stack([d.action_mask for d in decisions]))
+
     def inputs(self, decision: Decision) -> np.ndarray:
         """What the network reads for ``decision``: the observation, plus the policy's extra inputs."""
         return self.batch_inputs([decision])[0]

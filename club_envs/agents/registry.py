@@ -6,10 +6,14 @@
   further bots a game names in its ``AGENT_NAMES`` (Members Only: ``heuristic_sampled``);
 * ``ismcts`` -- Information-Set MCTS (:mod:`club_envs.search`), with options after colons:
   ``ismcts:iters=200:rollout=heuristic`` (see :class:`club_envs.search.ismcts.ISMCTSOptions`);
-* a shipped agent's name (``members_only``, ``arkham_team``, ``arkham_black_man``,
-  ``arkham_decoders``; see ``shipped_names()``), read from ``club_envs/agents/shipped/``;
+* a shipped agent's name (``members_only``, ``arkham_team``, ``arkham_team_belief``,
+  ``arkham_black_man``, ``arkham_decoders``; see ``shipped_names()``), read from ``club_envs/agents/shipped/``;
 * a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
-  (a checkpoint such as ``runs/<run>/best``), or a run folder (its ``best`` is used).
+  (a checkpoint such as ``runs/<run>/best``), or a run folder (its ``best`` is used);
+* a belief file (``*.npz``) or a folder holding ``belief.npz``: the heuristic's decision rule on
+  that learned belief. The file's meta names its game: Members Only
+  (:class:`club_envs.members_only.belief_agent.BeliefAgent`) or Arkham Decoders Club, where it
+  plays the team's roles (:class:`club_envs.arkham_decoders.belief_agent.BeliefAgent`).
 
 Policy files are read with ``torch.load(weights_only=True)``: loading never runs code from a file.
 A suffix ``:greedy`` (``members_only:greedy``) makes a trained agent always take its most probable
@@ -27,13 +31,18 @@ from club_envs.agents.base import Agent
 from club_envs.agents.policy import PolicyAgent, RoleDispatchAgent
 
 SHIPPED_DIR = Path(__file__).parent / "shipped"
+BELIEF_SUFFIX = ".npz"  # a learned belief model (the rest are policy files, *.pt)
+BELIEF_FILE = "belief.npz"  # its name in a run folder's checkpoint
 BOTS = ("random", "heuristic")
 SEARCH_BOT = "ismcts"  # Information-Set MCTS, with options: ismcts:iters=200:rollout=heuristic
 # A shipped name -> (game, {role or "*" -> policy file in SHIPPED_DIR})
 SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
     "members_only": ("members_only", {"*": "members_only.pt"}),
+    "members_only_belief": ("members_only", {"*": "members_only_belief.npz"}),
     "arkham_team": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                               "investigator": "arkham_team.pt"}),
+    "arkham_team_belief": ("arkham_decoders_club", {"leader": "arkham_team_belief.npz", "member": "arkham_team_belief.npz",
+                                                     "investigator": "arkham_team_belief.npz"}),
     "arkham_black_man": ("arkham_decoders_club", {"black_man": "arkham_black_man.pt"}),
     "arkham_decoders": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                                  "investigator": "arkham_team.pt", "black_man": "arkham_black_man.pt"}),
@@ -94,17 +103,23 @@ def _from_files(files: dict[str, Path], name: str, deterministic: bool | None, s
                 game: Any = None) -> Agent:
     """With ``game``, each file is checked against it as it loads (``PolicyFileError`` otherwise)."""
     if set(files) == {"*"}:
+        if files["*"].suffix == BELIEF_SUFFIX:
+            return _belief_agent(files["*"], name, deterministic, game)
         return PolicyAgent.from_file(files["*"], name=name, deterministic=deterministic, seed=seed, game=game)
-    loaded: dict[Path, PolicyAgent] = {}
+    loaded: dict[Path, Agent] = {}
     by_role = {}
     for role, f in files.items():
-        if f not in loaded:
+        if f not in loaded and f.suffix == BELIEF_SUFFIX:  # e.g. an Arkham belief file for the team's roles
+            loaded[f] = _belief_agent(f, name, deterministic, game)
+        elif f not in loaded:
             loaded[f] = PolicyAgent.from_file(f, name=name, deterministic=deterministic, seed=seed, game=game)
         by_role[role] = loaded[f]
     return RoleDispatchAgent(by_role, name=name)
 
 
 def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | None, game: Any = None) -> Agent:
+    if path.is_file() and path.suffix == BELIEF_SUFFIX:
+        return _belief_agent(path, name, deterministic, game)
     if path.is_file():
         roles = _file_roles(path, game)
         if roles is None:
@@ -112,6 +127,8 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
         return _from_files({r: path for r in roles}, name, deterministic, seed, game)
     if (path / "best").is_dir():
         path = path / "best"
+    if (path / BELIEF_FILE).is_file():
+        return _belief_agent(path / BELIEF_FILE, name, deterministic, game)
     if (path / "policy.pt").is_file():
         return PolicyAgent.from_file(path / "policy.pt", name=name, deterministic=deterministic, seed=seed, game=game)
     files = {}
@@ -119,8 +136,33 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
         if (path / f"{side}.pt").is_file():
             files.update({r: path / f"{side}.pt" for r in roles})
     if not files:
-        raise ValueError(f"{path} holds no policy file (policy.pt, team.pt or black_man.pt)")
+        raise ValueError(f"{path} holds no policy file (policy.pt, team.pt, black_man.pt or {BELIEF_FILE})")
     return _from_files(files, name, deterministic, seed, game)
+
+
+def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any = None) -> Agent:
+    """A belief file's agent, for the game its meta names; it decides deterministically."""
+    file_game = _belief_game(path)
+    label = {"members_only": "Members Only", "arkham_decoders_club": "Arkham Decoders Club"}.get(file_game, file_game)
+    if game is not None and getattr(game, "RECORD_NAME", None) != file_game:
+        raise ValueError(f"{path} is a {label} belief file; it cannot play {game.RECORD_NAME}")
+    if deterministic is False:
+        raise ValueError(f"{name!r}: a belief agent always takes the heuristic's choice; ':sample' does not apply")
+    if file_game == "arkham_decoders_club":
+        from club_envs.arkham_decoders.belief_agent import BeliefAgent as ArkhamBeliefAgent
+
+        return ArkhamBeliefAgent.from_file(path, name=name)
+    from club_envs.members_only.belief_agent import BeliefAgent
+
+    return BeliefAgent.from_file(path, name=name)
+
+
+def _belief_game(path: Path) -> str:
+    """The game a belief file's meta names; ``members_only`` when it names none or cannot be read
+    (that loader then says what is wrong with the file)."""
+    from club_envs.agents.belief_file import file_game
+
+    return file_game(path) or "members_only"
 
 
 def _file_roles(path: Path, game: Any = None) -> list[str] | None:
@@ -137,5 +179,5 @@ def model_card(name: str) -> dict[str, Any] | None:
     if name not in SHIPPED:
         return None
     first = next(iter(SHIPPED[name][1].values()))
-    card = SHIPPED_DIR / first.replace(".pt", ".json")
+    card = SHIPPED_DIR / Path(first).with_suffix(".json")
     return json.loads(card.read_text()) if card.is_file() else None

@@ -35,6 +35,8 @@ every seat.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from club_envs.agents.base import Decision
@@ -101,18 +103,29 @@ def public_true_book(view: View) -> np.ndarray:
 
 def _table_total(view: View, decoded: tuple[tuple[int, ...], ...], book: int) -> float:
     """The table's SAN total, penalties included, for these decoded cards if ``book`` is true."""
-    total = 0.0
-    for seat in range(view.num_players):
-        if view.roles[seat] == ADVISOR:
-            continue
-        san = sum(VALUES[c % NUM_VALUES] if c // NUM_VALUES == book else 1 for c in decoded[seat])
-        total += san - view.insanity_penalty if san <= 0 else san
-    return float(total)
+    return _totals(view.roles, decoded, view.insanity_penalty)[book]
+
+
+@functools.lru_cache(maxsize=16384)
+def _totals(roles: tuple[str, ...], decoded: tuple[tuple[int, ...], ...], penalty: int) -> tuple[float, ...]:
+    """The table's SAN total, penalties included, for these decoded cards if book ``t`` is true,
+    per ``t``. Cached: every seat of a game, and every look-ahead of a vote, asks it of the same
+    few decoded piles (the totals are sums of whole numbers, so the cache changes nothing)."""
+    out = []
+    for book in range(NUM_BOOKS):
+        total = 0.0
+        for seat, role in enumerate(roles):
+            if role == ADVISOR:
+                continue
+            san = sum(VALUES[c % NUM_VALUES] if c // NUM_VALUES == book else 1 for c in decoded[seat])
+            total += san - penalty if san <= 0 else san
+        out.append(float(total))
+    return tuple(out)
 
 
 def _totals_by_book(view: View) -> np.ndarray:
     """The table's SAN total, penalties included, if the game ended now and book ``t`` were true."""
-    return np.array([_table_total(view, view.decoded, t) for t in range(NUM_BOOKS)])
+    return np.array(_totals(view.roles, view.decoded, view.insanity_penalty))
 
 
 def _after_votes(view: View, pair: tuple[int, int], black_man: int) -> tuple[tuple[int, ...], ...]:
@@ -160,13 +173,16 @@ def vote_outcome(view: View) -> np.ndarray:
     weight = sum(w for w, _, _ in hypotheses)
     if weight <= 0:
         return out
+    afters: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}  # the decoded cards per vote pair
     for w, book, other_vote in hypotheses:
         before = _table_total(view, view.decoded, book)
         for k, my_vote in enumerate((1, 0)):
             pair = [0, 0]
             pair[mine], pair[1 - mine] = my_vote, other_vote
-            after = _after_votes(view, (pair[0], pair[1]), view.black_man)
-            out[k] += w * (_table_total(view, after, book) - before)
+            key = (pair[0], pair[1])
+            if key not in afters:  # the same for every hypothesis: the leader does not know the book
+                afters[key] = _after_votes(view, key, view.black_man)
+            out[k] += w * (_table_total(view, afters[key], book) - before)
         out[2] += w * other_vote
     return out / weight
 

@@ -106,19 +106,36 @@ class HeuristicAgent:
         return int(bets[best]) if gains[best] > 0.0 else A.NO_BET
 
     @property
-    def batch_key(self) -> tuple | None:
-        """Exact bots with equal settings decide alike, so a vector environment may ask them
-        together (:meth:`act_batch`); the sampled bot draws from its own generator and is asked alone."""
-        return None if self.samples is not None else ("members_only_heuristic", self.chip_cost, self.rival_weight)
+    def batch_key(self) -> tuple:
+        """Bots with equal settings may be asked together by a vector environment (:meth:`act_batch`):
+        exact bots decide alike; sampled bots each draw from their own generator first, and the
+        rest of their arithmetic is done for the batch."""
+        return ("members_only_heuristic", self.samples, self.chip_cost, self.rival_weight)
 
     @staticmethod
     def act_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> list[int]:
-        """The choices of exact bots with one :attr:`batch_key`, evaluated together by
-        :mod:`club_envs.members_only.heuristic_batch` (the same arithmetic as :meth:`act`, tested
-        against it)."""
+        """The choices of bots with one :attr:`batch_key`, evaluated together by
+        :mod:`club_envs.members_only.heuristic_batch` (the same arithmetic and the same draws as
+        :meth:`act`, tested against it)."""
         from club_envs.members_only import heuristic_batch  # it builds on this module
 
         return heuristic_batch.act_batch(agents, decisions)
+
+    @property
+    def prepare_key(self) -> tuple | None:
+        """Exact bots share their evaluation with the other agents of a round that need it
+        (policies reading ``members_only_heuristic`` inputs): :mod:`club_envs.members_only.heuristic_round`."""
+        if self.samples is not None:
+            return None
+        from club_envs.members_only import heuristic_round
+
+        return heuristic_round.key(self.chip_cost, self.rival_weight)
+
+    @staticmethod
+    def prepare_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> None:
+        from club_envs.members_only import heuristic_round
+
+        heuristic_round.prepare_decisions(decisions, agents[0].chip_cost, agents[0].rival_weight)
 
     def bet_values(self, view: View) -> np.ndarray:
         """The expected gain of every bet action (``(80,)``, indexed by action) in this position."""

@@ -421,6 +421,17 @@ class State:
         self._materialised = len(log)
         return log  # type: ignore[return-value]
 
+    def last_settle(self) -> dict[str, Any] | None:
+        """The latest ``settle`` event (the scoring of the last heat), or None before the first.
+
+        Read from the end of the log: settle events are stored as records already, so the
+        per-heat reward shaping of the training environments finds one without turning every
+        compact move entry before it into a record (what :attr:`events` does)."""
+        for entry in reversed(self._log):
+            if type(entry) is not tuple and entry["type"] == "settle":
+                return entry
+        return None
+
     @property
     def is_over(self) -> bool:
         """Terminal or truncated: no one moves any more."""

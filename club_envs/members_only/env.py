@@ -257,7 +257,7 @@ class raw_env(SeatRendering, AECEnv, EzPickle):
             self.render()
 
     def _add_heat_shaping(self, rewards: dict[str, float]) -> None:
-        settle = next(e for e in reversed(self.game.events) if e["type"] == "settle")
+        settle = self.game.last_settle()
         points = [0.0] * self.num_players
         for chip in settle["chips"]:
             points[chip["seat"]] += chip["points"]

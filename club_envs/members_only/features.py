@@ -27,7 +27,7 @@ import numpy as np
 
 from club_envs.members_only import actions as A
 from club_envs.members_only import beliefs
-from club_envs.members_only import heuristic_batch
+from club_envs.members_only import heuristic_round
 from club_envs.members_only.bots import HeuristicAgent
 from club_envs.members_only.engine import View
 from club_envs.members_only.rules import NUM_CARD_TYPES
@@ -57,9 +57,10 @@ def heuristic_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> n
 
 def heuristic_inputs_batch(observations: np.ndarray, views: Sequence[View], masks: np.ndarray) -> np.ndarray:
     """``heuristic_inputs`` of a batch, the bot's evaluation done for all rows together
-    (:mod:`club_envs.members_only.heuristic_batch`)."""
+    (:mod:`club_envs.members_only.heuristic_batch`, or the rows a vector environment prepared for
+    the whole round, :mod:`club_envs.members_only.heuristic_round`)."""
     obs = np.asarray(observations, dtype=np.float32)
-    evaluation = heuristic_batch.evaluate(views, masks, _BOT.chip_cost, _BOT.rival_weight)
+    evaluation = heuristic_round.evaluate(views, masks, _BOT.chip_cost, _BOT.rival_weight)
     extra = np.zeros((len(obs), HEURISTIC_SIZE - BELIEF_SIZE), dtype=np.float32)
     extra[:, :A.NUM_BETS] = np.clip(evaluation.bets / _SCALE, -1.0, 1.0)
     asked = np.flatnonzero(~np.isnan(evaluation.cards).all(axis=1))  # reveals and discards with a choice
@@ -70,3 +71,12 @@ def heuristic_inputs_batch(observations: np.ndarray, views: Sequence[View], mask
     extra[np.arange(len(obs)), _CHOICE.start + evaluation.choice] = 1.0
     extra[~np.asarray(masks, dtype=bool).any(axis=1), _CHOICE] = 0.0  # no decision: no choice
     return np.concatenate([obs, beliefs.count_features(evaluation.counts), extra], axis=1)
+
+
+def prepare_heuristic_inputs(views: Sequence[View], masks: np.ndarray) -> None:
+    """Evaluate a round's positions once for every agent that reads these inputs or is the exact
+    bot (:mod:`club_envs.members_only.heuristic_round`)."""
+    heuristic_round.prepare(views, masks, _BOT.chip_cost, _BOT.rival_weight)
+
+
+HEURISTIC_PREPARE_KEY = heuristic_round.key(_BOT.chip_cost, _BOT.rival_weight)

@@ -213,7 +213,7 @@ class MembersOnlyGymEnv(gymnasium.Env):
         if game.heat != self._heat or game.is_over:
             self._heat = game.heat
             if self.heat_shaping:
-                settle = next(e for e in reversed(game.events) if e["type"] == "settle")
+                settle = game.last_settle()
                 points = [0.0] * self.num_players
                 for chip in settle["chips"]:
                     points[chip["seat"]] += chip["points"]

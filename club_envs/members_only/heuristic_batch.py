@@ -38,7 +38,7 @@ BET_ORDER = np.array(sorted(range(A.NUM_BETS), key=lambda a: (a & 1, a)))
 _MULTIPLIER = np.array([[1, 2], [2, 3]])  # engine.chip_multiplier as [risk, chip]
 _THRESHOLD = np.array(SPACE_THRESHOLD)
 _AT_MOST = np.array(SPACE_IS_AT_MOST)
-_CARD_ROWS = np.eye(NUM_CARD_TYPES, dtype=np.int64)
+_NORMAL_ROW = (np.arange(NUM_CARD_TYPES) < NUM_CATEGORIES).astype(np.int64)  # one normal card of each category
 
 
 class Evaluation(NamedTuple):
@@ -75,11 +75,20 @@ def distributions(views: Sequence[View]) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def evaluate(views: Sequence[View], masks: np.ndarray, chip_cost: tuple[float, float] = (0.5, 1.0),
-             rival_weight: float = 0.3) -> Evaluation:
+             rival_weight: float = 0.3, offsets: np.ndarray | None = None) -> Evaluation:
     """What ``HeuristicAgent(chip_cost=..., rival_weight=...)`` makes of each view (``masks``: the
-    legal actions ``(B, 101)``)."""
+    legal actions ``(B, 101)``).
+
+    ``offsets`` ``(B, 5, 14)`` replaces the bot's one assumption -- that the other players' cards
+    still to come are a uniform draw from the unseen cards -- by another distribution of "normal
+    minus NO!" per category (a learned belief, :mod:`club_envs.members_only.belief_model`); the
+    decision arithmetic is the same."""
     masks = np.asarray(masks, dtype=bool)
-    offsets, counts, shown = distributions(views)
+    if offsets is None:
+        offsets, counts, shown = distributions(views)
+    else:
+        shown = positions(views)[2]
+        counts = beliefs.count_distribution(offsets, shown)
     b = len(views)
     bets = np.zeros((b, A.NUM_BETS))
     cards = np.full((b, NUM_CARD_TYPES), np.nan)
@@ -103,7 +112,13 @@ def evaluate(views: Sequence[View], masks: np.ndarray, chip_cost: tuple[float, f
 
 def bet_values(views: Sequence[View], counts: np.ndarray, chip_cost: tuple[float, float]) -> np.ndarray:
     """``HeuristicAgent.bet_values`` of several positions ``(B, 80)`` from their count distributions."""
-    p_correct = beliefs.space_probabilities(counts)[..., None]  # (B, 5, 8, 1)
+    return bet_gains(views, beliefs.space_probabilities(counts), chip_cost)
+
+
+def bet_gains(views: Sequence[View], p_correct: np.ndarray, chip_cost: tuple[float, float]) -> np.ndarray:
+    """The expected gain of every bet action ``(B, 80)`` given P(correct) of every space ``(B, 5, 8)``
+    (exact, or the share of sampled deals in which the chip is correct)."""
+    p_correct = p_correct[..., None]  # (B, 5, 8, 1)
     track = np.array([view.tracks[view.seat] for view in views], dtype=float)[:, :, None, None]
     rewards = np.array([view.rewards for view in views], dtype=float)[:, None, :, None]
     risk = np.array([view.round == 1 for view in views], dtype=int)
@@ -124,6 +139,49 @@ def bet_choice(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(positive, BET_ORDER[best], A.NO_BET)
 
 
+class Chips(NamedTuple):
+    """Every chip on the boards of a batch of views, one entry per chip (rows in view order)."""
+
+    row: np.ndarray  # which view
+    category: np.ndarray
+    space: np.ndarray
+    win: np.ndarray  # its worth to the view's seat if correct (own chips fully, rivals' by -rival_weight)
+    lose: np.ndarray  # ... and if wrong
+
+
+def board_chips(views: Sequence[View], chip_cost: tuple[float, float], rival_weight: float) -> Chips:
+    """``bots._board_chips`` of every view in one set of arrays (the same arithmetic, elementwise)."""
+    chips = [(i, spot // NUM_SPACES, spot % NUM_SPACES, view.tracks[owner][spot // NUM_SPACES],
+              view.rewards[spot % NUM_SPACES], kind, risk, owner == view.seat)
+             for i, view in enumerate(views) for spot, owner, kind, risk in view.bets]
+    if not chips:
+        empty = np.zeros(0, dtype=np.int64)
+        return Chips(empty, empty, empty, np.zeros(0), np.zeros(0))
+    row, category, space, track, reward, kind, risk, own = np.array(chips, dtype=np.int64).T
+    points = reward * _MULTIPLIER[risk, kind]
+    gain = track_value(np.minimum(TRACK_MAX, track + points).astype(float)) - track_value(track.astype(float))
+    weight = np.where(own == 1, 1.0, -rival_weight)
+    return Chips(row, category, space, weight * gain, -weight * np.array(chip_cost)[kind])
+
+
+def held_back_counts(offsets: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """The count distributions ``(B, 10, 5, 12)`` if one card of each type were held back.
+
+    Holding back a card changes only its own category's count (a normal card: one fewer shown; a
+    NO! card: one fewer cancelled), so every position needs three distributions, not ten: as it
+    stands, with one normal card fewer in every category, and with one NO! card fewer in every
+    category; the ten cases are assembled from them. The entry of every card in hand is the same
+    einsum over the same numbers as computing its case directly (checked bit for bit in the tests)."""
+    same = beliefs.count_distribution(offsets, shown)
+    fewer_normal = beliefs.count_distribution(offsets, shown - _NORMAL_ROW)
+    fewer_no = beliefs.count_distribution(offsets, shown - (1 - _NORMAL_ROW))
+    out = np.repeat(same[:, None], NUM_CARD_TYPES, axis=1)
+    category = np.arange(NUM_CATEGORIES)
+    out[:, category, category] = fewer_normal
+    out[:, NUM_CATEGORIES + category, category] = fewer_no
+    return out
+
+
 def card_values(views: Sequence[View], offsets: np.ndarray, shown: np.ndarray, chip_cost: tuple[float, float],
                 rival_weight: float) -> np.ndarray:
     """``HeuristicAgent.card_values`` of several positions ``(B, 10)`` (NaN for cards not in hand):
@@ -132,25 +190,16 @@ def card_values(views: Sequence[View], offsets: np.ndarray, shown: np.ndarray, c
     b = len(views)
     held = np.array([view.hand for view in views]) > 0
     worth = np.where(held, 0.0, np.nan)
-    # Every chip of every board: (row, category, space, owner's track, reward, double?, risk?, own?).
-    chips = [(i, spot // NUM_SPACES, spot % NUM_SPACES, view.tracks[owner][spot // NUM_SPACES],
-              view.rewards[spot % NUM_SPACES], kind, risk, owner == view.seat)
-             for i, view in enumerate(views) for spot, owner, kind, risk in view.bets]
-    if not chips:
+    chips = board_chips(views, chip_cost, rival_weight)
+    if not len(chips.row):
         return worth
-    row, category, space, track, reward, kind, risk, own = np.array(chips, dtype=np.int64).T
-    points = reward * _MULTIPLIER[risk, kind]
-    gain = track_value(np.minimum(TRACK_MAX, track + points).astype(float)) - track_value(track.astype(float))
-    weight = np.where(own == 1, 1.0, -rival_weight)
-    win = weight * gain
-    lose = -weight * np.array(chip_cost)[kind]
-    # Count distributions with each card type held back: (B, 10, 5, 12).
-    counts = beliefs.count_distribution(offsets[:, None], shown[:, None, :] - _CARD_ROWS[None])
+    row, category, space = chips.row, chips.category, chips.space
+    counts = held_back_counts(offsets, shown)  # (B, 10, 5, 12)
     threshold, at_most = _THRESHOLD[space], _AT_MOST[space]
     correct = np.where(at_most[:, None], beliefs.COUNT_VALUES[None, :] <= threshold[:, None],
                        beliefs.COUNT_VALUES[None, :] >= threshold[:, None])  # (chips, 12)
     p = (counts[row, :, category, :] * correct[:, None, :]).sum(axis=-1)  # (chips, 10)
-    value = p * win[:, None] + (1.0 - p) * lose[:, None]
+    value = p * chips.win[:, None] + (1.0 - p) * chips.lose[:, None]
     ends = np.searchsorted(row, np.arange(b + 1))  # the chips of row i are ends[i]:ends[i + 1]
     for i in np.flatnonzero(ends[1:] > ends[:-1]):
         worth[i] = np.where(held[i], value[ends[i]:ends[i + 1]].sum(axis=0), np.nan)
@@ -158,8 +207,14 @@ def card_values(views: Sequence[View], offsets: np.ndarray, shown: np.ndarray, c
 
 
 def act_batch(agents: Sequence, decisions: Sequence) -> list[int]:
-    """The choices of exact heuristic bots with the same settings, one per decision."""
+    """The choices of heuristic bots with the same settings, one per decision (exact or sampled)."""
     bot = agents[0]
+    if bot.samples is not None:
+        from club_envs.members_only import heuristic_sampled  # it builds on this module
+
+        return heuristic_sampled.act_batch(agents, decisions)
+    from club_envs.members_only import heuristic_round  # it builds on this module
+
     masks = np.stack([d.action_mask for d in decisions])
-    evaluation = evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
+    evaluation = heuristic_round.evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
     return [int(a) for a in evaluation.choice]

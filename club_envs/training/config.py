@@ -264,6 +264,22 @@ def _check_plain_data(raw: Any, source: str) -> None:
             raise ConfigFileError(f"{one_line(f'{source}: {where}', 200)}: {item} is not allowed; numbers must be finite")
 
 
+def recipe_config(raw: Mapping[str, Any], source: str = "config") -> Any:
+    """The typed config of a config with a ``recipe`` key, checked by that recipe's own schema:
+    Members Only belief iteration (:mod:`club_envs.training.belief`) or the Arkham team's
+    (:mod:`club_envs.training.arkham_belief`)."""
+    from club_envs.training import arkham_belief, belief
+
+    recipes = {belief.RECIPE: belief.BeliefConfig, arkham_belief.RECIPE: arkham_belief.ArkhamBeliefConfig}
+    recipe = raw.get("recipe")
+    for name, config_class in recipes.items():
+        if isinstance(recipe, str) and recipe == name:
+            return config_class.from_mapping(raw, source)
+    _check_plain_data(raw, source)
+    error = next(jsonschema.Draft202012Validator({"properties": {"recipe": {"enum": list(recipes)}}}).iter_errors(raw))
+    raise ConfigFileError(f"{source}: {_describe(error)}")
+
+
 def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     """Check ``raw`` against :data:`SCHEMA`, fill in defaults and return the resolved config.
 
@@ -271,6 +287,8 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     """
     if not isinstance(raw, Mapping):
         raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
+    if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
+        return copy.deepcopy(dict(recipe_config(raw, source).raw))
     if count_nodes(raw, MAX_VALUES) > MAX_VALUES:
         raise ConfigFileError(f"{source}: holds more than {MAX_VALUES} values once its aliases are expanded; "
                               "a config holds about a hundred")

@@ -69,6 +69,8 @@ def variants(cfg: dict, side: str) -> list:
 
 def check_options(cfg: dict) -> None:
     """Build each environment once so a bad rule option fails now, naming the option."""
+    if "recipe" in cfg:  # belief iteration plays the standard rules: there are no options to check
+        return
     for side in SIDES[cfg["game"]["name"]]:
         for factory in variants(cfg, side):
             try:

@@ -6,10 +6,13 @@ those moves is one small forward pass of a frozen network on one observation. He
 step is a generator (``step_moves``) that yields ``(agent, decision)`` for each opponent move, so
 the vector environment can advance all games together: at each round it gathers the pending
 decisions of every game, answers those of one frozen network with a single batched forward pass
-(:func:`club_envs.agents.policy.act_batch`) and those of the exact Members Only heuristic with one
-batched evaluation (:mod:`club_envs.members_only.heuristic_batch`) -- any agent with a
+(:func:`club_envs.agents.policy.act_batch`) and those of the Members Only heuristics with one
+batched evaluation per tuning (:mod:`club_envs.members_only.heuristic_batch`; the sampled bot's
+deals still drawn bot by bot, :mod:`club_envs.members_only.heuristic_sampled`) -- any agent with a
 ``batch_key`` and an ``act_batch`` is asked this way -- asks the other bots one by one, and resumes
-the games. The learner's extra policy inputs are likewise computed for all games at once
+the games. Work that several groups of a round need (the exact heuristic's evaluation, read by
+the exact bots and by every frozen policy with ``members_only_heuristic`` inputs) is done once for
+the round first (``prepare_key``, :mod:`club_envs.members_only.heuristic_round`). The learner's extra policy inputs are likewise computed for all games at once
 (:meth:`club_envs.agents.features.Features.transform_batch`). The result is exactly what playing
 the games one after another gives (each agent keeps its own random generator), only faster.
 
@@ -34,7 +37,13 @@ from club_envs.agents.features import get as get_features
 
 def drive_all(moves: Sequence[Generator]) -> list[Any]:
     """Run the step generators of many games to their ends, asking agents with equal ``batch_key``
-    together (``type(agent).act_batch(agents, decisions)``); returns each generator's result."""
+    together (``type(agent).act_batch(agents, decisions)``); returns each generator's result.
+
+    Before each round's groups are asked, the decisions of agents with equal ``prepare_key`` are
+    handed to ``type(agent).prepare_batch(agents, decisions)`` together: work that agents of
+    different groups share (the Members Only heuristic's evaluation, wanted by the exact bots and
+    by every policy reading ``members_only_heuristic`` inputs) is then done once for the round.
+    Agents with equal keys must prepare alike, so any of them may prepare for all."""
     results: list[Any] = [None] * len(moves)
     pending: dict[int, tuple[Any, Any]] = {}
 
@@ -48,6 +57,15 @@ def drive_all(moves: Sequence[Generator]) -> list[Any]:
     for i in range(len(moves)):
         advance(i, None)
     while pending:
+        shared: dict[Any, list[int]] = defaultdict(list)  # work several groups need, done once
+        for i, (agent, _) in pending.items():
+            key = getattr(agent, "prepare_key", None)
+            if key is not None:
+                shared[key].append(i)
+        for games in shared.values():
+            agents = [pending[i][0] for i in games]
+            if len({getattr(agent, "batch_key", None) for agent in agents}) > 1:  # one group alone need not
+                type(agents[0]).prepare_batch(agents, [pending[i][1] for i in games])
         groups: dict[tuple, list[int]] = defaultdict(list)
         actions: dict[int, int] = {}
         for i, (agent, decision) in pending.items():

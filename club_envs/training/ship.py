@@ -5,7 +5,9 @@
 copies ``RUN_DIR/best/<side>.pt`` (``policy.pt`` for Members Only) to
 ``club_envs/agents/shipped/<name>.pt`` and writes ``<name>.json`` (the card's data) and
 ``<name>.md`` (the card for people): the resolved training config, the command, training time and
-steps, and the evaluation figures read from ``club-envs evaluate --json`` files.
+steps, and the evaluation figures read from ``club-envs evaluate --json`` files. A belief-iteration
+run (:mod:`club_envs.training.belief`, or :mod:`club_envs.training.arkham_belief` for the Arkham
+team; its ``best/belief.npz``) ships as ``<name>.npz`` the same way.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--exploit", type=Path, nargs="*", default=[],
                    help="result.json files of club-envs exploit runs against these weights")
     args = p.parse_args(argv)
+    if (args.run_dir / "best" / "belief.npz").is_file():
+        return ship_belief(args)
 
     src = args.run_dir / "best" / ("policy.pt" if args.side == "player" else f"{args.side}.pt")
     net, meta = load_policy_file(src)  # refuse to ship what cannot be read back
@@ -70,6 +74,52 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def ship_belief(args: argparse.Namespace) -> int:
+    """Ship a belief-iteration run's best model: Members Only (:mod:`club_envs.training.belief`) or
+    the Arkham team (:mod:`club_envs.training.arkham_belief`), as the belief file's meta names."""
+    from club_envs.arkham_decoders import belief_model as arkham_belief_model
+    from club_envs.members_only import belief_model as members_only_belief_model
+
+    source = args.run_dir / "best" / "belief.npz"
+    _, file_meta = arkham_belief_model.read_belief_file(source)
+    arkham = file_meta.get("game") == arkham_belief_model.GAME_NAME
+    module = arkham_belief_model if arkham else members_only_belief_model
+    model = module.BeliefModel.load(source)  # refuse to ship what cannot be read back
+    SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
+    model.save(SHIPPED_DIR / f"{args.name}.npz", {"name": args.name})
+    config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
+    state = json.loads((args.run_dir / "state.json").read_text())
+    config_name = args.run_dir.name.rsplit("-", 2)[0]
+    curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
+    card = {
+        "name": args.name, "kind": "belief", "game": "arkham_decoders" if arkham else "members_only",
+        "side": "team" if arkham else "player", "roles": ["leader", "member", "investigator"] if arkham else None,
+        "file": f"{args.name}.npz", "acting": "deterministic (the heuristic's decision rule on the learned belief)",
+        "obs_size": module.INPUT_SIZE, "num_actions": module.OUTPUT_SIZE,
+        "network": {"hidden": [int(w.shape[0]) for w, _ in model.layers[:-1]], "activation": "relu"},
+        "generation": model.meta.get("generation"), "generations_run": state["generation"],
+        "decisions": model.meta.get("decisions"), "run_decisions": state["decisions"],
+        "training_seconds": state.get("seconds"), "cpus": os.cpu_count(),
+        "stopped_early": state["generation"] < config["selfplay"]["generations"],
+        "learning_curve": curve, "command": args.command or f"club-envs train configs/{config_name}.yaml",
+        "config": config, "evaluations": [json.loads(f.read_text()) for f in args.eval],
+        "exploit": [json.loads(f.read_text()) for f in args.exploit], "notes": args.notes,
+    }
+    (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
+    (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
+    print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.npz')}")
+    return 0
+
+
+def _belief_recipe(config: dict) -> str:
+    """How a belief run's training games were seated: self-play, or with bots in a share of the seats."""
+    selfplay = config.get("selfplay", {})
+    if not selfplay.get("opponents") or not selfplay.get("opponent_share"):
+        return "belief iteration, self-play"
+    return (f"belief iteration; {selfplay['opponent_share']:.0%} of the training seats taken by "
+            f"{', '.join(selfplay['opponents'])}, the rest self-play")
+
+
 def state_steps_short(state: dict, config: dict) -> bool:
     """Did the run stop before its budget (a stop, a kill, the end of the time available)?"""
     return sum(state.get("steps", {}).values()) < config.get("budget", {}).get("total_steps", 0)
@@ -77,6 +127,43 @@ def state_steps_short(state: dict, config: dict) -> bool:
 
 def render_card(card: dict) -> str:
     hours = (card["training_seconds"] or 0) / 3600
+    if card.get("kind") == "belief" and card["game"] == "arkham_decoders":
+        learned = (f"learned from {card['decisions']:,} team decisions of its games" if card.get("decisions")
+                   else f"the run's generations played {card['run_decisions']:,} team decisions in all")
+        lines = [
+            f"# Model card: `{card['name']}`", "",
+            "- game: arkham_decoders; side: team (roles: leader, member, investigator; 4-6 players); the Black Man "
+            "is not covered: pair it with `heuristic` or `arkham_black_man`",
+            f"- file: `{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, MLP "
+            f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
+            "(relu), a posterior over (which advisor is the Black Man) x (which book is true) from the seat's view; "
+            "the agent plays every team role with the `heuristic` team's rules on that belief",
+            f"- trained with: `{card['command']}` (belief iteration against the heuristic Black Man; "
+            f"club_envs/training/arkham_belief.py); model of generation {card['generation']} of "
+            f"{card['generations_run']} run, {learned}; training wall time {hours:.2f} h on "
+            f"{card.get('cpus') or 2} CPU cores shared with other work"
+            + (" (stopped before its last generation; `--resume` continues it)" if card.get("stopped_early") else ""),
+            f"- acting: {card['acting']}",
+            f"- load: `club_envs.agents.load({card['name']!r})`", "",
+        ]
+        return "\n".join(lines + _card_body(card))
+    if card.get("kind") == "belief":
+        lines = [
+            f"# Model card: `{card['name']}`", "",
+            "- game: members_only; side: player (any seat, 3-5 players)",
+            f"- file: `{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, MLP "
+            f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
+            "(relu), predicting per category what the other players will still add to the display; the agent "
+            "decides with the `heuristic` bot's expected-value rule on that belief",
+            f"- trained with: `{card['command']}` ({_belief_recipe(card['config'])}; club_envs/training/belief.py); "
+            f"model of generation {card['generation']} of {card['generations_run']} run, learned from "
+            f"{card['decisions']:,} decisions of its games; training wall time {hours:.2f} h on "
+            f"{card.get('cpus') or 2} CPU cores shared with other work"
+            + (" (stopped before its last generation; `--resume` continues it)" if card.get("stopped_early") else ""),
+            f"- acting: {card['acting']}",
+            f"- load: `club_envs.agents.load({card['name']!r})`", "",
+        ]
+        return "\n".join(lines + _card_body(card))
     lines = [
         f"# Model card: `{card['name']}`", "",
         f"- game: {card['game']}; side: {card['side']}" + (f" (roles: {', '.join(card['roles'])})" if card["roles"] else ""),
@@ -91,6 +178,12 @@ def render_card(card: dict) -> str:
         f"- acting: {card['acting']} (override with the `:greedy` / `:sample` suffix)",
         f"- load: `club_envs.agents.load({card['name']!r})`", "",
     ]
+    return "\n".join(lines + _card_body(card))
+
+
+def _card_body(card: dict) -> list[str]:
+    """The sections every card shares: curve, evaluations, notes, exploitability, config."""
+    lines: list[str] = []
     if card.get("learning_curve"):
         lines += ["## Learning curve", "", f"![learning curve]({card['learning_curve']})", "",
                   "Greedy evaluation games on a fixed seed series during training (95% Wilson intervals).", ""]
@@ -112,7 +205,7 @@ def render_card(card: dict) -> str:
         lines += ["## Notes", "", card["notes"], ""]
     lines += render_exploitability(card)
     lines += ["## Training config (resolved)", "", "```yaml", yaml.safe_dump(card["config"], sort_keys=False).rstrip(), "```", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def render_exploitability(card: dict) -> list[str]:

@@ -20,7 +20,10 @@ environments -- opponents drawn from a pool holding two frozen snapshots and the
 The **ceiling** is the same learner and settings on a trivial environment of the same observation
 and action sizes (it does nothing but return a fixed vector), measured in the same run, so the
 machine's load cancels out of the ratio. Printed per mode: steps per second, the ratio to the
-ceiling, and the share of wall time in the environments, in acting and in updates.
+ceiling, the same ratio in steps per CPU-second of this process (``x cpu``: on a shared machine the
+wall-clock ratio moves with the other jobs' load between the two measurements, the CPU-time ratio
+much less; the loop runs on one thread), and the share of wall time in the environments, in acting
+and in updates.
 """
 
 from __future__ import annotations
@@ -80,7 +83,8 @@ def _model(cfg: dict, venv) -> MaskablePPO:
 
 
 def measure(cfg: dict, venv, rollouts: int) -> dict:
-    """Steps per second of ``rollouts`` full PPO iterations (rollout + update) on ``venv``."""
+    """Steps per second (wall clock and CPU time of this process) of ``rollouts`` full PPO
+    iterations (rollout + update) on ``venv``."""
     timed = TimedVecEnv(venv)
     model = _model(cfg, timed)
     clock = Clock()
@@ -88,12 +92,13 @@ def measure(cfg: dict, venv, rollouts: int) -> dict:
     steps = rollouts * cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"]
     model.learn(total_timesteps=cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"], callback=callback)  # warm-up
     timed.env_seconds, clock.rollout_seconds, clock.update_seconds, clock.steps = 0.0, 0.0, 0.0, 0
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=callback)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     split = clock.split(timed.env_seconds)
     timed.close()
-    return {"steps_per_second": clock.steps / wall, **{k.split("/")[1]: v for k, v in split.items()}}
+    return {**{k.split("/")[1]: v for k, v in split.items()}, "steps_per_second": clock.steps / wall,
+            "steps_per_cpu_second": clock.steps / cpu}
 
 
 class _NoPool:
@@ -111,7 +116,8 @@ SUITE: tuple[tuple[str, str, list[str] | None], ...] = (
 
 
 def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict[str, float]:
-    """Steps per second of the ceiling and of each mode for one config; prints a table as it goes."""
+    """Steps per second of the ceiling and of each mode for one config (``"<mode> cpu"``: per
+    CPU-second); prints a table as it goes."""
     side = configs.SIDES[cfg["game"]["name"]][0]
     n = cfg["envs"]["n_envs"]
     out: dict[str, float] = {}
@@ -128,11 +134,12 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
         print(f"{label}: {n} envs x {cfg['algorithm']['n_steps']} steps, batch {cfg['algorithm']['batch_size']}, "
               f"{cfg['algorithm']['n_epochs']} epochs, network {cfg['network']['hidden']}, inputs "
               f"{cfg['network']['features']}; opponents: {', '.join(cfg['selfplay']['bots']) or 'snapshots only'}")
-        ceiling = out["ceiling"] = measure(
-            cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
-            rollouts)["steps_per_second"]
-        print(f"{'mode':>10} {'steps/s':>9} {'x ceiling':>9} {'env':>6} {'acting':>7} {'update':>7}")
-        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f}", flush=True)
+        top = measure(cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
+                      rollouts)
+        ceiling = out["ceiling"] = top["steps_per_second"]
+        out["ceiling cpu"] = top["steps_per_cpu_second"]
+        print(f"{'mode':>10} {'steps/s':>9} {'x ceiling':>9} {'x cpu':>6} {'env':>6} {'acting':>7} {'update':>7}")
+        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f} {1.0:>6.2f}", flush=True)
         for mode in modes:
             seeds = [1000 + i for i in range(n)]
             if mode == "batched":
@@ -142,8 +149,9 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
                 cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
                 venv = cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
             r = measure(cfg, venv, rollouts)
-            out[mode] = r["steps_per_second"]
+            out[mode], out[f"{mode} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
             print(f"{mode:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
+                  f"{r['steps_per_cpu_second'] / out['ceiling cpu']:>6.2f} "
                   f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}",
                   flush=True)
     print()
@@ -175,10 +183,11 @@ def main(argv: list[str] | None = None) -> int:
             cfg["selfplay"]["bots"] = list(bots)
         results.append((label, measure_case(cfg, label, args.modes, args.rollouts)))
     if len(results) > 1:
-        print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5}" for m in args.modes))
+        print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5}" for m in args.modes))
         for label, r in results:
             print(f"{label:<28} {r['ceiling']:>8.0f} "
-                  + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f}" for m in args.modes))
+                  + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f}"
+                             for m in args.modes))
     return 0
 
 

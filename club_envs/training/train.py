@@ -23,8 +23,6 @@ other's pool of frozen snapshots (the team's fellow seats are drawn from the tea
 
 from __future__ import annotations
 
-import argparse
-import csv
 import functools
 import json
 import os
@@ -48,18 +46,15 @@ from tqdm import tqdm
 from club_envs.agents.policy import PolicyAgent, actor_weights_from_sb3, load_policy_file, save_policy
 from club_envs.evaluation import learner_win_share
 from club_envs.training import config as configs
-from club_envs.training import examples, games
+from club_envs.training import belief, examples, games
+from club_envs.training.run_folder import append_csv, read_state, save_state
+from club_envs.training.run_folder import main as run_folder_main
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, postfix
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
 from club_envs.training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 
 KEEP_CHECKPOINTS = 2
-
-
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    return configs.run_arguments("python -m club_envs.training.train", __doc__.splitlines()[0],
-                                 "YAML training config, or the name of an example in configs/", argv)
 
 
 def make_selfplay_game(cfg: dict, side: str, run_dir: str, seed: int) -> SelfPlayEnv:
@@ -106,6 +101,11 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         config_path = examples.resolve(config_path)  # a file, or the name of an example config
         cfg = configs.load(config_path)
         state = {}
+    if "recipe" in cfg:  # belief iteration (club_envs/training/belief.py, arkham_belief.py): trainers of their own
+        from club_envs.training import arkham_belief
+
+        trainer = arkham_belief if cfg["recipe"] == arkham_belief.RECIPE else belief
+        return trainer.run(config_path if resume is None else None, resume=resume, runs_dir=runs_dir, progress=progress)
     if cfg.get("backend") == "rllib":  # the same config on Ray RLlib: club_envs/training/rllib_backend
         from club_envs.training.rllib_backend.run import run as run_rllib
 
@@ -288,7 +288,7 @@ def evaluate_side(cfg: dict, side: str, model: MaskablePPO, step: int, total_ste
             label = "eval" if len(configs.SIDES[cfg["game"]["name"]]) == 1 else f"{side}_eval"
             live[f"{label}_{opponent}"] = float(np.mean(shares))
         model.logger.dump(step)
-        _append_csv(run_dir / "evaluations.csv", rows,
+        append_csv(run_dir / "evaluations.csv", rows,
                     ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"])
         score = float(np.mean([r[6] for r in rows]))
         if score >= best.get(side, {}).get("score", -1.0):
@@ -310,48 +310,9 @@ def save_checkpoint(model: MaskablePPO, run_dir: Path, side: str) -> None:
         old.unlink(missing_ok=True)
 
 
-def read_state(run_dir: Path) -> dict:
-    """``state.json`` of a run folder (``{}`` before the first checkpoint); a damaged one stops
-    ``--resume`` with one :class:`~club_envs.training.config.ConfigFileError` line naming it."""
-    from club_envs import records
-    from club_envs.limits import read_bytes
-
-    path = run_dir / "state.json"
-    if not path.is_file():
-        return {}
-    data = read_bytes(path, 2**24, "run state file", configs.ConfigFileError)
-    try:
-        state = records.parse(data, str(path))  # plain JSON within the same limits as a record
-    except records.RecordError as exc:
-        raise configs.ConfigFileError(str(exc).replace("not a JSON record", "not a run state file")) from None
-    if not isinstance(state, dict):
-        raise configs.ConfigFileError(f"{path}: not a run state file; it holds a JSON object of step counters")
-    return state
-
-
-def save_state(run_dir: Path, state: dict) -> None:
-    tmp = run_dir / "state.json.tmp"
-    tmp.write_text(json.dumps(state, indent=1))
-    os.replace(tmp, run_dir / "state.json")
-
-
-def _append_csv(path: Path, rows: list[list], header: list[str]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.writer(f)
-        if new:
-            writer.writerow(header)
-        writer.writerows(rows)
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    try:
-        run(args.config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
-    except (configs.ConfigFileError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_folder_main(run, "python -m club_envs.training.train", __doc__.splitlines()[0],
+                           "YAML training config, or the name of an example in configs/", argv)
 
 
 if __name__ == "__main__":

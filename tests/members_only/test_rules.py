@@ -421,3 +421,21 @@ def test_action_strings_round_trip():
     with pytest.raises(ValueError, match="not a betting space"):
         A.parse_action("bet hat >=9")
     assert CATEGORIES[HAT] == "hat"
+
+
+def test_the_last_settle_is_the_last_settle_event_of_the_record():
+    """``State.last_settle`` (read by the per-heat reward shaping) finds the event the record holds."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    state = State(Config(num_players=4), seed=5)
+    assert state.last_settle() is None
+    seen = 0
+    while not state.is_over:
+        heat = state.heat
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        if state.heat != heat or state.is_over:
+            expected = next(e for e in reversed(list(state.events)) if e["type"] == "settle")
+            assert state.last_settle() == expected
+            seen += 1
+    assert seen >= 2

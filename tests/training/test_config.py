@@ -21,8 +21,24 @@ def minimal(**sections):
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_every_shipped_config_is_valid(path):
     cfg = configs.load(path)
-    assert cfg["algorithm"]["name"] == "MaskablePPO"
-    assert set(cfg["game"]["num_players"]) <= set(configs.GAMES[cfg["game"]["name"]])
+    players = cfg["game"]["num_players"]
+    assert set([players] if isinstance(players, int) else players) <= set(configs.GAMES[cfg["game"]["name"]])
+    if "recipe" in cfg:  # belief iteration: its own trainer and schema, one recipe per game
+        assert (cfg["recipe"], cfg["game"]["name"]) in {("belief_iteration", "members_only"),
+                                                        ("arkham_belief_iteration", "arkham_decoders")}
+    else:
+        assert cfg["algorithm"]["name"] == "MaskablePPO"
+
+
+def test_a_recipe_config_is_checked_by_its_own_schema():
+    with pytest.raises(ConfigFileError, match=r"x\.yaml: recipe: 'ppo' is not allowed; "
+                                              r"allowed values: belief_iteration, arkham_belief_iteration$"):
+        configs.validate({"recipe": "ppo"}, "x.yaml")
+    for recipe in ("belief_iteration", "arkham_belief_iteration"):
+        with pytest.raises(ConfigFileError, match=r"x\.yaml: unknown key 'algorithm'; allowed keys: "):
+            configs.validate({"recipe": recipe, "algorithm": {}}, "x.yaml")
+    assert configs.validate({"recipe": "arkham_belief_iteration"})["game"] == {"name": "arkham_decoders",
+                                                                             "num_players": [4, 5, 6]}
 
 
 def test_defaults_fill_what_a_config_leaves_out():

@@ -138,3 +138,21 @@ def test_a_series_split_over_worker_processes_gives_the_same_totals():
     serial = play_series(game, config, seat_agents=lineup, games=12, seed=5)
     parallel = play_series_parallel(game, config, seat_agents=lineup, games=12, seed=5, workers=2)
     assert parallel.as_json() == serial.as_json()
+
+
+def test_workers_finish_after_the_parent_has_run_torch():
+    """A shipped policy is read with torch in the parent before the workers start; forked workers
+    could hang on a lock torch's thread pool held at the fork, so they are spawned."""
+    import torch
+
+    from club_envs.agents import registry
+    from club_envs.evaluation import play_series_parallel
+
+    torch.ones(64, 64) @ torch.ones(64, 64)  # the parent's thread pool is up
+    game = load_game("members_only")
+    config = game.Config(num_players=4)
+    registry.load("members_only", game=game, config=config)
+    lineup = ["members_only", "heuristic", "heuristic", "heuristic"]
+    serial = play_series(game, config, seat_agents=lineup, games=6, seed=9)
+    parallel = play_series_parallel(game, config, seat_agents=lineup, games=6, seed=9, workers=2)
+    assert parallel.as_json() == serial.as_json()

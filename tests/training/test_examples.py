@@ -87,7 +87,8 @@ def test_configs_lists_every_example_with_what_it_is_for(capsys):
     assert capsys.readouterr().out == listed
     rows = {line.split()[0]: line for line in listed.splitlines()[: len(NAMES)]}
     assert sorted(rows) == NAMES
-    assert "The default config and the shipped Members Only agent (4 players)" in rows["members_only_4p"]
+    assert "The default config (make train)" in rows["members_only_belief"]
+    assert "the shipped `members_only` policy" in rows["members_only_4p"]
 
 
 def test_configs_copy_writes_an_identical_editable_file(tmp_path, monkeypatch, capsys):

@@ -70,7 +70,8 @@ def test_batched_games_equal_games_stepped_one_by_one(tmp_path, game):
 
 
 def test_batched_heuristic_opponents_play_the_games_of_bots_asked_one_by_one(tmp_path):
-    """Exact heuristics (two tunings) are asked together; the sampled one alone, from its own generator."""
+    """Exact heuristics (two tunings) are asked together per tuning; sampled ones together, each
+    drawing from its own generator."""
     cfg = config_with_pool(tmp_path, "members_only", bots=("heuristic", "heuristic_bold", "heuristic_sampled"))
     seeds = [21, 22, 23, 24, 25]
     dummy = DummyVecEnv([functools.partial(make_selfplay_env, cfg, "player", str(tmp_path), s) for s in seeds])
@@ -86,6 +87,18 @@ def test_batched_learner_inputs_include_the_policy_features(tmp_path):
                              features="members_only_heuristic")
     assert batched.observation_space.shape == dummy.observation_space.shape
     same(rollout(dummy, 120, 9), rollout(batched, 120, 9))
+
+
+def test_one_evaluation_per_round_shared_by_bots_and_policies_plays_the_same_games(tmp_path):
+    """Frozen policies reading the heuristic's evaluation and exact heuristic bots share one
+    evaluation per round (``prepare_key``); the games are those of every agent asked alone."""
+    cfg = config_with_pool(tmp_path, "members_only", features="members_only_heuristic",
+                           bots=("heuristic", "heuristic_sampled"))
+    seeds = [31, 32, 33, 34, 35, 36]
+    dummy = DummyVecEnv([functools.partial(make_selfplay_env, cfg, "player", str(tmp_path), s) for s in seeds])
+    batched = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, "player", str(tmp_path), s) for s in seeds],
+                             features="members_only_heuristic")
+    same(rollout(dummy, 150, 4), rollout(batched, 150, 4))
 
 
 def test_one_batched_forward_pass_equals_each_agent_acting_alone(tmp_path):

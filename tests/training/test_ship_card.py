@@ -39,3 +39,66 @@ def test_card_without_exploit_results_says_they_were_not_measured():
     assert "Not measured for these weights" in section
     assert "club-envs exploit members_only --game members_only" in section
     assert "responder wins" not in section
+
+
+def test_a_belief_run_ships_with_its_card_and_loads_by_name(tmp_path, monkeypatch):
+    """A belief-iteration run's best model ships as ``<name>.npz`` beside a card that says what it
+    is, and the shipped name then loads as a belief agent."""
+    import yaml
+
+    from club_envs.agents import registry
+    from club_envs.members_only.belief_agent import BeliefAgent
+    from club_envs.training import ship
+    from club_envs.training import train as trainer
+
+    config = tmp_path / "members_only_belief_tiny.yaml"
+    config.write_text(yaml.safe_dump({"recipe": "belief_iteration", "game": {"num_players": 3},
+                                      "selfplay": {"generations": 1, "games": 4}, "model": {"hidden": [8]},
+                                      "evaluation": {"games": 3, "opponents": ["random"]}}))
+    run_dir = trainer.run(config, runs_dir=tmp_path / "runs", progress=False)
+    shipped = tmp_path / "shipped"
+    monkeypatch.setattr(ship, "SHIPPED_DIR", shipped)
+    monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
+    monkeypatch.setitem(registry.SHIPPED, "tiny_belief", ("members_only", {"*": "tiny_belief.npz"}))
+    assert ship.main([str(run_dir), "--side", "player", "--name", "tiny_belief", "--notes", "a test"]) == 0
+    card = json.loads((shipped / "tiny_belief.json").read_text())
+    assert card["kind"] == "belief" and card["generations_run"] == 1 and card["decisions"] > 0
+    text = (shipped / "tiny_belief.md").read_text()
+    assert "belief iteration, self-play" in text and "580 -> 8 -> 70" in text
+    assert "club-envs train configs/members_only_belief_tiny.yaml" in text
+    assert (shipped / "tiny_belief_curve.png").is_file()
+    assert isinstance(registry.load("tiny_belief"), BeliefAgent)
+
+
+def test_an_arkham_belief_run_ships_as_the_team_and_loads_by_name(tmp_path, monkeypatch):
+    """The belief file's meta names the game: an Arkham run ships with a team card, and its name
+    loads as a belief agent for the three team roles (the Black Man is not covered)."""
+    import yaml
+
+    from club_envs.agents import registry
+    from club_envs.agents.policy import RoleDispatchAgent
+    from club_envs.arkham_decoders.rules import Config
+    from club_envs.games import load_game
+    from club_envs.training import ship
+    from club_envs.training import train as trainer
+
+    config = tmp_path / "arkham_team_belief_tiny.yaml"
+    config.write_text(yaml.safe_dump({"recipe": "arkham_belief_iteration", "game": {"num_players": 4},
+                                      "selfplay": {"generations": 1, "games": 3}, "model": {"hidden": [8]},
+                                      "training": {"epochs": 1, "validation_share": 0.5}, "evaluation": {"games": 2}}))
+    run_dir = trainer.run(config, runs_dir=tmp_path / "runs", progress=False)
+    shipped = tmp_path / "shipped"
+    monkeypatch.setattr(ship, "SHIPPED_DIR", shipped)
+    monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
+    files = {role: "tiny_team.npz" for role in ("leader", "member", "investigator")}
+    monkeypatch.setitem(registry.SHIPPED, "tiny_team", ("arkham_decoders_club", files))
+    assert ship.main([str(run_dir), "--side", "team", "--name", "tiny_team"]) == 0
+    card = json.loads((shipped / "tiny_team.json").read_text())
+    assert (card["kind"], card["game"], card["side"]) == ("belief", "arkham_decoders", "team")
+    assert card["roles"] == ["leader", "member", "investigator"] and card["decisions"] > 0
+    text = (shipped / "tiny_team.md").read_text()
+    assert "side: team (roles: leader, member, investigator" in text and "433 -> 8 -> 8" in text
+    assert "club-envs train configs/arkham_team_belief_tiny.yaml" in text and "Members Only" not in text
+    assert (shipped / "tiny_team_curve.png").is_file()
+    agent = registry.load("tiny_team", game=load_game("arkham_decoders"), config=Config(num_players=4))
+    assert isinstance(agent, RoleDispatchAgent)

@@ -18,7 +18,7 @@ def test_every_shipped_agent_is_installed_with_its_model_card():
     for name, (_, files) in SHIPPED.items():
         for f in set(files.values()):
             assert (SHIPPED_DIR / f).is_file(), f"{name}: {f} missing"
-            stem = f.removesuffix(".pt")
+            stem = f.rsplit(".", 1)[0]  # a policy file (.pt) or a belief file (.npz)
             card = (SHIPPED_DIR / f"{stem}.md").read_text()
             assert "## Evaluation" in card and "club-envs train" in card and "## Training config" in card
 

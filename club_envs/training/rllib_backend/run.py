@@ -24,7 +24,6 @@ in another seat, or a snapshot). ``budget.total_steps``, ``selfplay.snapshot_eve
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import os
@@ -40,6 +39,8 @@ from tqdm import tqdm
 
 from club_envs.training import config as configs
 from club_envs.training import games
+from club_envs.training import run_folder
+from club_envs.training.run_folder import append_csv
 from club_envs.training.rllib_backend.options import LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA, check_rllib_sizes
 
 CHECKPOINT = "rllib"
@@ -236,7 +237,7 @@ def evaluate(cfg: dict[str, Any], algo: Any, env_steps: int, run_dir: Path, best
                 best[side] = {"score": score, "env_steps": env_steps}
                 (run_dir / "best").mkdir(exist_ok=True)
                 shutil.copyfile(path, run_dir / "best" / path.name)
-        _append_csv(run_dir / "evaluations.csv", rows,
+        append_csv(run_dir / "evaluations.csv", rows,
                     ["env_steps", "side", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"])
     except Exception as exc:  # noqa: BLE001 -- hours of training must survive a broken evaluation
         print(f"evaluation at step {env_steps} failed and was skipped: {exc.__class__.__name__}: {exc}",
@@ -269,15 +270,6 @@ def checkpoint_to_resume(run_dir: Path) -> Path | None:
         if (candidate / LEAGUE_FILE).is_file():
             return candidate
     return None
-
-
-def _append_csv(path: Path, rows: list[list], header: list[str]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.writer(f)
-        if new:
-            writer.writerow(header)
-        writer.writerows(rows)
 
 
 # --------------------------------------------------------------------------- the run
@@ -368,7 +360,7 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
                    "episode_len_mean": round(float(runners.get("episode_len_mean", float("nan"))), 2),
                    "snapshots": len(league["snapshots"])}
             row.update({key: round(live.get(key, float("nan")), 4) for key in win_rate_keys})
-            _append_csv(run_dir / "logs" / "progress.csv", [list(row.values())], list(row))
+            append_csv(run_dir / "logs" / "progress.csv", [list(row.values())], list(row))
             for key, value in row.items():
                 if key != "iteration":
                     writer.add_scalar(f"rllib/{key}", value, env_steps)
@@ -441,11 +433,5 @@ def _tensorboard(folder: Path) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = configs.run_arguments("python -m club_envs.training.rllib_backend", __doc__.splitlines()[0],
-                                 "YAML training config with backend: rllib", argv)
-    try:
-        run(args.config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
-    except (configs.ConfigFileError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_folder.main(run, "python -m club_envs.training.rllib_backend", __doc__.splitlines()[0],
+                           "YAML training config with backend: rllib", argv)

@@ -1,0 +1,479 @@
+"""Belief iteration: Members Only agents that learn, from their own games, to read the other players.
+
+    python -m club_envs.training.belief --config configs/members_only_belief.yaml
+    python -m club_envs.training.belief --resume runs/members_only_belief-<stamp>
+    club-envs train members_only_belief          (the same: the config's ``recipe`` picks this trainer)
+
+Why this recipe: in Members Only the decision that matters is a bet on how many cards of a category
+will be shown, and most of those cards sit in other players' hands. The ``heuristic`` bot treats
+them as a uniform draw from the unseen cards; told the real hands, the same bot wins most games.
+Players give their hands away -- they bet on what they hold and reveal first the cards that help
+their own chips -- so a :class:`~club_envs.members_only.belief_model.BeliefModel` learns, by plain
+supervised learning on finished games, the distribution of what the other players will still add
+to each category given everything the seat has seen. The agent
+(:class:`~club_envs.members_only.belief_agent.BeliefAgent`) decides with the heuristic's
+expected-value rule on that belief.
+
+One generation, top to bottom:
+
+1. **Play.** ``selfplay.games`` games per table size with the current agent in every seat (pure
+   self-play; ``selfplay.opponents`` may mix in bots at a share of the seats). Generation 1 plays
+   the untrained model, whose belief is the uniform prior -- the heuristic's own decisions.
+2. **Label.** Every decision with a choice becomes one example: the seat's observation, and what
+   the other players then really added to the display, per category (read from the finished game's
+   hidden state -- the inputs are the observation alone).
+3. **Fit.** The model (warm-started from the last generation) is trained by cross-entropy on the
+   examples of the last ``selfplay.window`` generations; a held-out share measures it against the
+   uniform prior (``progress.csv``: nats per category).
+4. **Evaluate** on a fixed seed series against ``evaluation.opponents`` at every table size
+   (``evaluations.csv``, the learning curve ``learning_curve.png``); the best generation by its
+   mean win share is copied to ``best/belief.npz``.
+
+The run folder is resumable after any finished generation (``--resume``): ``state.json`` names
+the last one, and its model and data are on disk. Same config and seed, same run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+
+from club_envs.agents.base import Decision
+from club_envs.members_only import actions as A
+from club_envs.members_only.belief_agent import BeliefAgent
+from club_envs.members_only.belief_model import PRIOR_SCALE, BeliefModel, clipped_log, prior_offsets
+from club_envs.members_only.bots import make_agent
+from club_envs.members_only.engine import DISCARD, State
+from club_envs.members_only.match import agent_seeds
+from club_envs.members_only.observer import Observer
+from club_envs.members_only.rules import NUM_CATEGORIES, PLAYER_COUNTS, Config
+from club_envs.training import config as configs
+from club_envs.training import run_folder
+
+RECIPE = "belief_iteration"
+BOTS = ("heuristic", "random", "heuristic_sampled", "heuristic_bold")
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["recipe"],
+    "properties": {
+        "recipe": {"enum": [RECIPE]},
+        "game": {"type": "object", "additionalProperties": False, "properties": {
+            "name": {"enum": ["members_only"]},
+            "num_players": {"anyOf": [{"enum": list(PLAYER_COUNTS)},
+                                      {"type": "array", "minItems": 1, "uniqueItems": True,
+                                       "items": {"enum": list(PLAYER_COUNTS)}}]},
+        }},
+        "selfplay": {"type": "object", "additionalProperties": False, "properties": {
+            "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
+            "games": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+            "window": {"type": "integer", "minimum": 1, "maximum": 100},
+            "opponents": {"type": "array", "items": {"enum": list(BOTS)}},
+            "opponent_share": {"type": "number", "minimum": 0, "maximum": 1},
+        }},
+        "model": {"type": "object", "additionalProperties": False, "properties": {
+            "hidden": {"type": "array", "minItems": 1, "maxItems": 6,
+                       "items": {"type": "integer", "minimum": 1, "maximum": 4096}},
+        }},
+        "training": {"type": "object", "additionalProperties": False, "properties": {
+            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+            "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
+            "lr_decay": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "validation_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+        }},
+        "evaluation": {"type": "object", "additionalProperties": False, "properties": {
+            "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
+            "opponents": {"type": "array", "items": {"enum": list(BOTS)}},
+        }},
+        "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+    },
+}
+DEFAULTS: dict[str, Any] = {
+    "game": {"name": "members_only", "num_players": [4]},
+    "selfplay": {"generations": 5, "games": 1000, "window": 2, "opponents": [], "opponent_share": 0.0},
+    "model": {"hidden": [256, 256]},
+    "training": {"learning_rate": 1.0e-3, "batch_size": 512, "epochs": 4, "lr_decay": 0.5, "validation_share": 0.05},
+    "evaluation": {"games": 300, "opponents": ["heuristic", "random"]},
+    "seed": 0,
+}
+
+
+@dataclass(frozen=True)
+class BeliefConfig:
+    """A checked belief-iteration config (see :data:`SCHEMA`; every key has a default)."""
+
+    num_players: tuple[int, ...]
+    generations: int
+    games: int
+    window: int
+    opponents: tuple[str, ...]
+    opponent_share: float
+    hidden: tuple[int, ...]
+    learning_rate: float
+    batch_size: int
+    epochs: int
+    lr_decay: float
+    validation_share: float
+    eval_games: int
+    eval_opponents: tuple[str, ...]
+    seed: int
+    raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+
+    @classmethod
+    def from_mapping(cls, raw: Any, source: str = "config") -> BeliefConfig:
+        if not isinstance(raw, Mapping):
+            raise configs.ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
+        configs._check_plain_data(raw, source)
+        errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(raw), key=lambda e: len(list(e.absolute_path)))
+        if errors:
+            best = jsonschema.exceptions.best_match(errors, key=jsonschema.exceptions.relevance)
+            while best.context:
+                best = jsonschema.exceptions.best_match(best.context)
+            raise configs.ConfigFileError(f"{source}: {configs._describe(best)}")
+        cfg = configs._merge(DEFAULTS, raw)
+        sp, tr, ev = cfg["selfplay"], cfg["training"], cfg["evaluation"]
+        if sp["opponent_share"] > 0 and not sp["opponents"]:
+            raise configs.ConfigFileError(f"{source}: selfplay.opponent_share: {sp['opponent_share']} needs "
+                                          f"selfplay.opponents; allowed values: {', '.join(BOTS)}")
+        players = cfg["game"]["num_players"]
+        players = (players,) if isinstance(players, int) else tuple(players)
+        return cls(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]), float(sp["opponent_share"]),
+                   tuple(cfg["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"], tr["epochs"],
+                   float(tr["lr_decay"]), float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
+                   cfg["seed"], cfg)
+
+    @classmethod
+    def load(cls, path: str | Path) -> BeliefConfig:
+        return cls.from_mapping(configs.read_yaml(path), source=str(path))
+
+
+def is_belief_config(raw: Any) -> bool:
+    """Whether a config file's content asks for this trainer (its ``recipe`` key)."""
+    return isinstance(raw, Mapping) and raw.get("recipe") == RECIPE
+
+
+# --------------------------------------------------------------------------- 1-2. play and label
+
+def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator:
+    """One game as a step generator for :func:`club_envs.training.selfplay_vec.drive_all`: yields
+    ``(agent, decision)`` for every move and returns ``(observations, targets)`` of the decisions
+    that had a choice -- ``targets[i, c]`` is the index (0..13) of "normal minus NO!" that the
+    *other* players added to category ``c`` after decision ``i``, up to the heat's end."""
+    n = config.num_players
+    for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds(seed, n))):
+        agent.reset(seat, agent_seed)
+    state = State(config, seed=seed)
+    observers = [Observer(config) for _ in range(n)]
+    observations, shown, where = [], [], []  # where: (heat, seat, own discard already made)
+    everything: dict[int, np.ndarray] = {}  # heat -> every card bound for the display or a discard
+    discards: dict[tuple[int, int], int] = {}
+    while not state.is_over:
+        seat, heat = state.current_player, state.heat
+        if state.phase == DISCARD and heat not in everything:
+            everything[heat] = np.array(state.display) + np.sum(np.array(state.hands), axis=0)
+        view = state.player_view(seat)
+        legal = state.legal_actions()
+        observation = observers[seat].observe(view)
+        if len(legal) > 1:
+            own = np.array(view.display) + np.array(view.hand)
+            if view.pending_reveal is not None:
+                own[view.pending_reveal] += 1
+            observations.append(observation)
+            shown.append(own)
+            where.append((heat, seat, view.own_discard))
+        action = yield agents[seat], Decision(seat, view, legal, lambda o=observation: o, state.legal_mask)
+        if state.phase == DISCARD:
+            discards[(heat, seat)] = int(action) - A.DISCARD_BASE
+        state.apply_action(int(action))
+    targets = np.zeros((len(observations), NUM_CATEGORIES), dtype=np.int8)
+    for i, ((heat, seat, own_discard), own) in enumerate(zip(where, shown)):
+        added = everything[heat] - own
+        for other in range(n):
+            if other != seat:
+                added[discards[(heat, other)]] -= 1
+        if own_discard is not None:  # already face down: in neither the display nor the hand
+            added[own_discard] -= 1
+        targets[i] = added[:NUM_CATEGORIES] - added[NUM_CATEGORIES:] + 2
+    obs = np.array(observations, dtype=np.float16).reshape(len(observations), -1)
+    return obs, targets
+
+
+def play_generation(model: BeliefModel, cfg: BeliefConfig, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The examples of one generation's self-play games, all table sizes (games batched):
+    observations, targets, and which game (numbered within the generation) each came from."""
+    from club_envs.training.selfplay_vec import drive_all
+
+    rng = np.random.default_rng([cfg.seed, generation, 1])
+    learner = BeliefAgent(model, name="belief")
+    observations, targets, game_ids = [], [], []
+    for n in cfg.num_players:
+        config = Config(num_players=n)
+        moves = []
+        for g in range(cfg.games):
+            seats = []
+            for _ in range(n):
+                if cfg.opponents and rng.random() < cfg.opponent_share:
+                    seats.append(make_agent(cfg.opponents[rng.integers(len(cfg.opponents))], config))
+                else:
+                    seats.append(learner)
+            game_seed = int(np.random.SeedSequence([cfg.seed, generation, n, g]).generate_state(1)[0])
+            moves.append(game_examples(config, seats, game_seed))
+        for start in range(0, len(moves), 256):  # 256 games at a time keep the batches large and memory small
+            for obs, tgt in drive_all(moves[start:start + 256]):
+                game_ids.append(np.full(len(tgt), len(game_ids), dtype=np.int32))
+                observations.append(obs)
+                targets.append(tgt)
+    return np.concatenate(observations), np.concatenate(targets), np.concatenate(game_ids)
+
+
+# --------------------------------------------------------------------------- 3. fit
+
+def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games: np.ndarray, cfg: BeliefConfig,
+        seed: int) -> tuple[BeliefModel, dict[str, float]]:
+    """Train ``model`` (a copy) by cross-entropy on the examples; returns it and the held-out
+    negative log-likelihoods (nats per category) of the model and of the uniform prior.
+
+    Whole games are held out (``games``: one id per example), never single decisions: the
+    decisions of one heat share their answer, so a decision-level split would measure memory."""
+    import torch
+
+    torch.manual_seed(seed)
+    # One thread: the network is small, and a second thread that spins while the machine's other
+    # work holds the cores made a fit many times slower than one thread alone.
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    log_prior, allowed = _prepared(observations)
+    ids = np.unique(games)
+    held_games = rng.permutation(ids)[: int(round(len(ids) * cfg.validation_share))]
+    is_held = np.isin(games, held_games)
+    held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
+    net = _torch_net(model)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    # The observations stay float16 (a million examples are 1 GB); each batch is widened on its own.
+    tensors = [torch.from_numpy(a) for a in (observations, log_prior, allowed, targets.astype(np.int64))]
+
+    def nll(rows: np.ndarray) -> float:
+        with torch.no_grad():
+            total = 0.0
+            for start in range(0, len(rows), 16384):
+                r = torch.from_numpy(rows[start:start + 16384])
+                total += float(_loss(net, *(t[r] for t in tensors)) * len(r))
+        return total / max(1, len(rows))  # _loss is already a mean per category
+
+    before = nll(held) if len(held) else float("nan")
+    for epoch in range(cfg.epochs):
+        for group in optimizer.param_groups:
+            group["lr"] = cfg.learning_rate * cfg.lr_decay ** epoch
+        shuffled = rng.permutation(train)
+        for start in range(0, len(shuffled) - cfg.batch_size + 1, cfg.batch_size):
+            rows = torch.from_numpy(shuffled[start:start + cfg.batch_size])
+            loss = _loss(net, *(t[rows] for t in tensors))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    prior = -np.take_along_axis(log_prior[held], targets[held, :, None].astype(np.int64), -1)
+    trained = BeliefModel([(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy())
+                           for lin in net if isinstance(lin, torch.nn.Linear)], model.meta)
+    return trained, {"nll_before": before, "nll_after": nll(held) if len(held) else float("nan"),
+                     "nll_prior": float(prior.mean()) if len(held) else float("nan"),
+                     "examples": int(len(train)), "held_out": int(len(held))}
+
+
+def _prepared(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The uniform prior's clipped log-probabilities and the outcomes it allows, per example."""
+    log_prior, allowed = [], []
+    for start in range(0, len(observations), 65536):
+        obs = observations[start:start + 65536].astype(np.float32)
+        prior = prior_offsets(obs)
+        log_prior.append(clipped_log(prior))
+        allowed.append(prior > 0)
+    return np.concatenate(log_prior), np.concatenate(allowed)
+
+
+def _torch_net(model: BeliefModel):
+    import torch
+
+    layers = []
+    for i, (w, b) in enumerate(model.layers):
+        linear = torch.nn.Linear(w.shape[1], w.shape[0])
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(w))
+            linear.bias.copy_(torch.from_numpy(b))
+        layers.append(linear)
+        if i < len(model.layers) - 1:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+def _loss(net, observations, log_prior, allowed, targets):
+    """Mean cross-entropy per category of :func:`club_envs.members_only.belief_model.combine`'s
+    distribution (the same arithmetic in torch; the inputs as :func:`~club_envs.members_only.
+    belief_model.network_inputs` builds them)."""
+    import torch
+
+    inputs = torch.cat([observations.float(), log_prior.reshape(len(log_prior), -1) / PRIOR_SCALE], dim=1)
+    z = log_prior + net(inputs).reshape(log_prior.shape)
+    z = torch.where(allowed, z, torch.full_like(z, -1e9)).log_softmax(-1)
+    return -z.gather(-1, targets[..., None]).mean()
+
+
+# --------------------------------------------------------------------------- 4. evaluate
+
+def evaluate(model: BeliefModel, cfg: BeliefConfig, label: str) -> list[dict[str, Any]]:
+    """Win shares of the agent against each evaluation bot at each table size: ``evaluation.games``
+    games with the agent in one seat (rotated), on the fixed seed series of ``seed + 17`` -- the
+    same deals at every generation. The games are played together (:func:`drive_all`), so the
+    agent's and the exact heuristic's decisions are batched; a game is the same as played alone."""
+    from club_envs.stats import wilson_interval
+    from club_envs.training.selfplay_vec import drive_all
+
+    rows: list[dict[str, Any]] = []
+    if cfg.eval_games <= 0:
+        return rows
+    learner = BeliefAgent(model, name=label)
+    for opponent in cfg.eval_opponents:
+        for n in cfg.num_players:
+            config = Config(num_players=n)
+            games = []
+            for g in range(cfg.eval_games):
+                seat = g % n
+                game_seed = int(np.random.SeedSequence([cfg.seed + 17, n, g]).generate_state(1)[0])
+                agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
+                games.append(_won(config, agents, game_seed, seat))
+            wins = float(sum(sum(drive_all(games[i:i + 256])) for i in range(0, len(games), 256)))
+            lo, hi = wilson_interval(wins, cfg.eval_games)
+            rows.append({"opponent": opponent, "players": n, "win_share": wins / cfg.eval_games, "ci_lo": lo, "ci_hi": hi})
+    return rows
+
+
+def _won(config: Config, agents: Sequence[Any], seed: int, seat: int) -> Generator:
+    """One game as a step generator; returns ``seat``'s win share (1/k of a k-way shared win)."""
+    for s, (agent, agent_seed) in enumerate(zip(agents, agent_seeds(seed, config.num_players))):
+        agent.reset(s, agent_seed)
+    state = State(config, seed=seed)
+    observers = [Observer(config) for _ in range(config.num_players)]
+    while not state.is_over:
+        s = state.current_player
+        view = state.player_view(s)
+        decision = Decision(s, view, state.legal_actions(), lambda v=view, o=observers[s]: o.observe(v), state.legal_mask)
+        state.apply_action(int((yield agents[s], decision)))
+    winners = state.result["winners"]
+    return 1.0 / len(winners) if seat in winners else 0.0
+
+
+# --------------------------------------------------------------------------- the run
+
+def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: Path = Path("runs"),
+        progress: bool = True) -> Path:
+    # --- configuration, checked before anything else -----------------------------------------
+    run_dir, cfg, state = run_folder.open_run(config_path, resume, runs_dir, BeliefConfig.load, lambda c: dict(c.raw))
+    done = int(state.get("generation", 0))
+    say = print if progress else (lambda *a, **k: None)
+    if done:
+        model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
+        say(f"resumed {run_dir} after generation {done}")
+    else:
+        model = BeliefModel.uniform(cfg.hidden, seed=cfg.seed)
+    best = state.get("best", {"score": -1.0, "generation": 0})
+    decisions = int(state.get("decisions", 0))
+    started = time.time()
+    elapsed = float(state.get("seconds", 0.0))
+
+    if done == 0:  # the curve's first point: the untrained model, i.e. the uniform prior's (heuristic's) play
+        _record_evaluation(run_dir, cfg, _safe_evaluate(model, cfg, 0), 0)
+
+    for generation in range(done + 1, cfg.generations + 1):
+        t0 = time.time()
+        # --- 1-2. self-play games and their examples ------------------------------------------
+        gen_dir = run_dir / "generations" / f"{generation:04d}"
+        gen_dir.mkdir(parents=True, exist_ok=True)
+        examples = gen_dir / "examples.npz"
+        if examples.is_file():  # played before a stop during the fit: the same games, so read them back
+            with np.load(examples, allow_pickle=False) as saved:
+                observations, targets, game_ids = saved["observations"], saved["targets"], saved["games"]
+        else:
+            observations, targets, game_ids = play_generation(model, cfg, generation)
+            with open(gen_dir / "examples.tmp", "wb") as fh:  # whole or not at all
+                np.savez(fh, observations=observations, targets=targets, games=game_ids)
+            os.replace(gen_dir / "examples.tmp", examples)
+        del observations
+        decisions += len(targets)
+        played = time.time() - t0
+        # --- 3. fit on the window's examples --------------------------------------------------
+        window = [run_dir / "generations" / f"{g:04d}" / "examples.npz"
+                  for g in range(max(1, generation - cfg.window + 1), generation + 1)]
+        data = [np.load(p, allow_pickle=False) for p in window]
+        model, losses = fit(model, np.concatenate([d["observations"] for d in data]),
+                            np.concatenate([d["targets"] for d in data]),
+                            np.concatenate([d["games"] + 10_000_000 * i for i, d in enumerate(data)]),
+                            cfg, seed=cfg.seed * 1000 + generation)
+        model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions})
+        for old in range(1, generation - cfg.window + 1):  # examples outside the window are not needed again
+            (run_dir / "generations" / f"{old:04d}" / "examples.npz").unlink(missing_ok=True)
+        fitted = time.time() - t0 - played
+        # --- 4. evaluate, keep the best ---------------------------------------------------------
+        rows = _safe_evaluate(model, cfg, generation)
+        _record_evaluation(run_dir, cfg, rows, decisions)
+        vs_first = [r["win_share"] for r in rows if r["opponent"] == cfg.eval_opponents[0]]
+        score = float(np.mean(vs_first)) if vs_first else 0.0
+        if score >= best["score"]:  # without evaluation games the latest generation is the best
+            best = {"score": score, "generation": generation}
+            (run_dir / "best").mkdir(exist_ok=True)
+            shutil.copyfile(gen_dir / "belief.npz", run_dir / "best" / "belief.npz")
+        elapsed += time.time() - t0
+        run_folder.append_csv(run_dir / "progress.csv",
+                    [[generation, decisions, len(targets), losses["nll_prior"], losses["nll_before"], losses["nll_after"],
+                      round(played, 1), round(fitted, 1), round(elapsed, 1)]],
+                    ["generation", "decisions", "new_examples", "nll_uniform_prior", "nll_before_fit", "nll_after_fit",
+                     "play_seconds", "fit_seconds", "total_seconds"])
+        run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "best": best, "seconds": elapsed})
+        summary = ", ".join(f"{r['opponent']} {r['players']}p {r['win_share']:.3f}" for r in rows)
+        say(f"generation {generation}/{cfg.generations}: {len(targets)} examples, held-out nats/category "
+            f"{losses['nll_after']:.4f} (uniform prior {losses['nll_prior']:.4f}); {summary}; {time.time() - t0:.0f} s")
+    if len((run_dir / "evaluations.csv").read_text().splitlines()) > 1:  # at least one evaluation
+        try:
+            from club_envs.training.curves import plot
+
+            plot(run_dir, run_dir / "learning_curve.png", title="Members Only belief iteration")
+        except Exception as exc:  # noqa: BLE001 -- a missing plot must not fail a finished run
+            print(f"learning curve not drawn: {type(exc).__name__}: {exc}", file=sys.stderr)
+    say(f"run folder: {run_dir} (best generation {best['generation']}; {time.time() - started:.0f} s this time)")
+    return run_dir
+
+
+def _safe_evaluate(model: BeliefModel, cfg: BeliefConfig, generation: int) -> list[dict[str, Any]]:
+    """:func:`evaluate`, reported and skipped if it fails: a broken evaluation must not cost the run."""
+    try:
+        return evaluate(model, cfg, f"belief@{generation}")
+    except Exception as exc:  # noqa: BLE001
+        print(f"evaluation of generation {generation} failed and was skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return []
+
+
+def _record_evaluation(run_dir: Path, cfg: BeliefConfig, rows: list[dict[str, Any]], decisions: int) -> None:
+    """Evaluation rows in the common ``evaluations.csv`` format (:mod:`club_envs.training.curves`);
+    the step is the number of decisions in the games the model has learned from."""
+    run_folder.append_csv(run_dir / "evaluations.csv",
+                [[decisions, "player", decisions, r["opponent"], r["players"], cfg.eval_games, r["win_share"],
+                  r["ci_lo"], r["ci_hi"]] for r in rows],
+                ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_folder.main(run, "python -m club_envs.training.belief", __doc__.splitlines()[0],
+                           "YAML belief-iteration config, or the name of an example in configs/", argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

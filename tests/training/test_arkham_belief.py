@@ -1,0 +1,119 @@
+"""The Arkham belief trainer: its config, its labels are the truth, a tiny run resumes and repeats."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from club_envs.arkham_decoders.belief_agent import BeliefAgent
+from club_envs.arkham_decoders.belief_model import BeliefModel, advisor_slots
+from club_envs.arkham_decoders.bots import HeuristicAgent
+from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
+from club_envs.training import arkham_belief
+from club_envs.training import config as configs
+from club_envs.training import train as trainer
+from club_envs.training.config import ConfigFileError
+from club_envs.training.curves import read_evaluations
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+TINY = {"recipe": "arkham_belief_iteration", "game": {"num_players": [4, 6]},
+        "selfplay": {"generations": 2, "games": 3}, "model": {"hidden": [8]},
+        "training": {"epochs": 1, "validation_share": 0.5}, "evaluation": {"games": 2}}
+
+
+def test_labels_name_the_black_mans_advisor_slot_and_the_true_book():
+    config = Config(num_players=5)
+    observations, views, labels, _ = arkham_belief.play_game(config, BeliefAgent(BeliefModel.untrained((8,))),
+                                                             HeuristicAgent(), seed=3)
+    assert labels and len(labels) == len(views) == len(observations)
+    from club_envs.arkham_decoders.engine import State
+
+    truth = State(config, seed=3)
+    for view, label in zip(views, labels):
+        slot, book = divmod(label, NUM_BOOKS)
+        assert view.advisors[advisor_slots(view)[slot]] == truth.black_man_seat
+        assert book == truth.true_book
+        assert view.seat != truth.black_man_seat
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"selfplay": {"generations": 0}}, "selfplay.generations: 0 is not allowed; allowed values: 1..1000"),
+    ({"selfplay": {"gamez": 3}}, "selfplay: unknown key 'gamez'; allowed keys: games, generations, opponents, window"),
+    ({"game": {"num_players": [3, 4]}}, "game.num_players[0]: 3 is not allowed; allowed values: 4, 5, 6"),
+    ({"game": {"name": "members_only"}}, "game.name: 'members_only' is not allowed; allowed values: arkham_decoders"),
+    ({"selfplay": {"opponents": ["arkham_black_man"]}}, "selfplay.opponents[0]: 'arkham_black_man' is not allowed; "
+                                                       "allowed values: heuristic, random"),
+    ({"evaluation": {"opponents": ["ismcts"]}}, "evaluation.opponents[0]: 'ismcts' is not allowed"),
+    ({"training": {"validation_share": 1}}, "training.validation_share: 1 is not allowed"),
+    ({"model": {"hidden": []}}, "model.hidden: "),
+])
+def test_a_bad_config_is_refused_naming_the_key(change, message):
+    raw = {**TINY, **change}
+    with pytest.raises(ConfigFileError, match=re.escape(f"x.yaml: {message}")):
+        configs.validate(raw, "x.yaml")  # what `club-envs train` reads a config with
+
+
+def test_the_example_config_is_the_one_of_the_shipped_run():
+    cfg = arkham_belief.ArkhamBeliefConfig.load(CONFIG_DIR / "arkham_team_belief.yaml")
+    assert cfg.num_players == (4, 5, 6) and cfg.opponents == ("heuristic",) and cfg.generations == 4
+    assert (cfg.games, cfg.window, cfg.hidden, cfg.epochs, cfg.batch_size) == (1500, 2, (128, 128), 6, 1024)
+    assert (cfg.eval_games, cfg.eval_opponents, cfg.eval_seed, cfg.seed) == (300, ("heuristic",), 18, 0)
+
+
+def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "selfplay": {**TINY["selfplay"], "generations": 1}}))
+    run = trainer.run(path, runs_dir=tmp_path / "a", progress=False)  # `club-envs train` picks the recipe
+    for name in ("config.yaml", "state.json", "progress.csv", "evaluations.csv", "best/belief.npz",
+                 "gen_001/belief.npz", "gen_001/examples.npz", "learning_curve.png"):
+        assert (run / name).is_file(), name
+    state = json.loads((run / "state.json").read_text())
+    assert state["generation"] == 1 and state["decisions"] > 0
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    cfg["selfplay"]["generations"] = 2
+    (run / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert arkham_belief.main(["--resume", str(run), "--no-progress"]) == 0
+    assert json.loads((run / "state.json").read_text())["generation"] == 2
+    with open(run / "progress.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["generation"] for r in rows] == ["1", "2"]
+    assert all(np.isfinite(float(r["model_nats"])) for r in rows)
+    curves = read_evaluations(run)  # the common format: curves.plot draws it
+    assert set(curves) == {"team"} and set(curves["team"]) == {("heuristic", 4), ("heuristic", 6)}
+    assert all(len(points) == 2 and 0 <= lo <= share <= hi <= 1
+               for points in curves["team"].values() for _, share, lo, hi in points)
+    model = BeliefModel.load(run / "gen_002" / "belief.npz")
+    assert model.meta["generation"] == 2 and model.meta["hidden"] == [8]
+    assert model.meta["decisions"] == json.loads((run / "state.json").read_text())["decisions"]
+    again = tmp_path / "again.yaml"
+    again.write_text(yaml.safe_dump(TINY))
+    assert arkham_belief.main(["--config", str(again), "--runs-dir", str(tmp_path / "b"), "--no-progress"]) == 0
+    (other,) = (tmp_path / "b").iterdir()
+    for name in ("gen_002/belief.npz", "best/belief.npz"):
+        la, lb = BeliefModel.load(run / name).layers, BeliefModel.load(other / name).layers
+        assert all(np.array_equal(x, y) for (wa, ba), (wb, bb) in zip(la, lb) for x, y in ((wa, wb), (ba, bb)))
+    assert (run / "evaluations.csv").read_text() == (other / "evaluations.csv").read_text()
+
+
+def test_a_bad_config_stops_the_command_line_in_one_line(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "seed": -1}))
+    assert arkham_belief.main(["--config", str(path), "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert "seed: -1 is not allowed" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_run_too_small_to_hold_out_a_game_still_fits(tmp_path):
+    path = tmp_path / "one.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "game": {"num_players": 4}, "selfplay": {"generations": 1, "games": 1},
+                                    "training": {"epochs": 1, "validation_share": 0.01}, "evaluation": {"games": 0}}))
+    run = trainer.run(path, runs_dir=tmp_path / "runs", progress=False)
+    assert json.loads((run / "state.json").read_text())["generation"] == 1
+    assert len((run / "evaluations.csv").read_text().splitlines()) == 1  # the header: no evaluation games
+    BeliefModel.load(run / "best" / "belief.npz")

@@ -1,0 +1,162 @@
+"""Belief iteration: its config, its labels, a run that resumes and repeats, and that it learns."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from club_envs.members_only.belief_model import BeliefModel
+from club_envs.members_only.bots import make_agent
+from club_envs.members_only.observer import SLICES
+from club_envs.members_only.rules import CATEGORIES, NUM_CATEGORIES, Config, parse_card
+from club_envs.training import belief
+from club_envs.training import train as trainer
+from club_envs.training.config import ConfigFileError
+from club_envs.training.selfplay_vec import drive_all
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
+TINY = {"recipe": "belief_iteration", "game": {"num_players": [3, 4]},
+        "selfplay": {"generations": 2, "games": 6}, "model": {"hidden": [16]}, "evaluation": {"games": 6}, "seed": 1}
+
+
+def write(tmp_path: Path, cfg: dict, name: str = "tiny.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"selfplay": {"generations": 0}}, "selfplay.generations: 0 is not allowed; allowed values: 1..1000"),
+    ({"selfplay": {"gamez": 3}}, "unknown key 'gamez'"),
+    ({"game": {"num_players": 6}}, "game.num_players: 6 is not allowed; allowed values: 3, 4, 5"),
+    ({"evaluation": {"opponents": ["ismcts"]}}, "is not allowed; allowed values: heuristic, random"),
+    ({"selfplay": {"opponent_share": 0.5}}, "selfplay.opponent_share: 0.5 needs selfplay.opponents"),
+    ({"training": {"learning_rate": 0}}, "training.learning_rate: 0 is not allowed"),
+])
+def test_a_bad_config_is_refused_naming_the_key(change, message):
+    raw = {**TINY, **change}
+    with pytest.raises(ConfigFileError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        belief.BeliefConfig.from_mapping(raw, "x.yaml")
+
+
+def test_the_shipped_example_config_is_valid_and_self_play_only():
+    cfg = belief.BeliefConfig.load(CONFIG_DIR / "members_only_belief.yaml")
+    assert cfg.opponents == () and cfg.opponent_share == 0.0
+    assert cfg.num_players == (3, 4, 5)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_labels_are_what_the_other_players_really_showed(num_players):
+    """Checked against the game record, independently of the trainer's arithmetic: at a heat's
+    first-round bets nothing is revealed yet, so the label is everything the other players put in
+    the display during that heat (their reveals and the two cards each kept at the end)."""
+    config = Config(num_players=num_players)
+    agents = [make_agent("heuristic") for _ in range(num_players)]
+
+    def game():
+        result = yield from belief.game_examples(config, agents, seed=40 + num_players)
+        return result
+
+    (observations, targets), = drive_all([game()])
+    from club_envs.members_only.match import play_match
+
+    record = play_match(config, [make_agent("heuristic") for _ in range(num_players)], seed=40 + num_players)
+    heat, shown = 0, {}
+    for event in record["events"]:
+        if event["type"] == "heat_start":
+            heat = event["heat"]
+            shown[heat] = [Counter() for _ in range(num_players)]
+        elif event["type"] == "reveal":
+            shown[heat][event["seat"]].update(parse_card(c) for c in event["cards"])
+        elif event["type"] == "discard":
+            shown[heat][event["seat"]].update(parse_card(c) for c in event["kept"])
+    checked = 0
+    max_heats = Config(num_players=num_players).max_heats
+    for obs, target in zip(observations.astype(np.float32), targets):
+        if obs[SLICES["round"]][0] != 1 or obs[SLICES["phase"]][0] != 1:
+            continue
+        h = int(round(float(obs[SLICES["heat"]][0]) * max_heats))
+        seat = int(np.argmax(obs[SLICES["current_player"]]))  # relative: 0 is the observing seat
+        assert seat == 0
+        me = next(s for s in range(num_players) if _is_me(obs, s, record, h))
+        others = Counter()
+        for s in range(num_players):
+            if s != me:
+                others.update(shown[h][s])
+        expected = [others[c] - others[NUM_CATEGORIES + c] + 2 for c in range(NUM_CATEGORIES)]
+        assert list(target) == expected
+        checked += 1
+    assert checked >= 3
+    assert set(np.unique(targets)) <= set(range(14)) and len(CATEGORIES) == NUM_CATEGORIES
+
+
+def _is_me(obs, seat, record, heat) -> bool:
+    """Which absolute seat an observation belongs to: the start player's relative position."""
+    start = next(e["start_player"] for e in record["events"] if e["type"] == "heat_start" and e["heat"] == heat)
+    relative_start = int(np.argmax(obs[SLICES["start_player"]]))
+    n = len(record["seats"])
+    return (start - seat) % n == relative_start
+
+
+def test_a_run_writes_its_folder_resumes_and_repeats(tmp_path):
+    path = write(tmp_path, {**TINY, "selfplay": {"generations": 1, "games": 6}})
+    a = trainer.run(path, runs_dir=tmp_path / "a", progress=False)  # `club-envs train` picks the recipe
+    for name in ("config.yaml", "state.json", "progress.csv", "evaluations.csv", "best/belief.npz",
+                 "generations/0001/belief.npz", "generations/0001/examples.npz", "learning_curve.png"):
+        assert (a / name).is_file(), name
+    assert json.loads((a / "state.json").read_text())["generation"] == 1
+    cfg = yaml.safe_load((a / "config.yaml").read_text())
+    cfg["selfplay"]["generations"] = 2
+    (a / "config.yaml").write_text(yaml.safe_dump(cfg))
+    trainer.run(None, resume=a, runs_dir=tmp_path, progress=False)
+    assert json.loads((a / "state.json").read_text())["generation"] == 2
+    rows = (a / "progress.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["1", "2"]
+    b = trainer.run(write(tmp_path, TINY, "tiny2.yaml"), runs_dir=tmp_path / "b", progress=False)
+    for name in ("generations/0002/belief.npz", "best/belief.npz"):
+        la, lb = BeliefModel.load(a / name).layers, BeliefModel.load(b / name).layers
+        assert all(np.array_equal(x, y) for (wa, ba), (wb, bb) in zip(la, lb) for x, y in ((wa, wb), (ba, bb)))
+    assert (a / "evaluations.csv").read_text() == (b / "evaluations.csv").read_text()
+
+
+def test_a_failing_evaluation_is_reported_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("evaluation broke")
+
+    monkeypatch.setattr(belief, "evaluate", broken)
+    run_dir = trainer.run(write(tmp_path, {**TINY, "selfplay": {"generations": 1, "games": 4}}), runs_dir=tmp_path,
+                          progress=False)
+    assert "evaluation of generation 1 failed and was skipped: RuntimeError: evaluation broke" in capsys.readouterr().err
+    assert (run_dir / "generations" / "0001" / "belief.npz").is_file()
+
+
+@pytest.mark.long
+def test_one_generation_learns_to_beat_the_heuristic(tmp_path):
+    """Short by default (the loop runs and the model fits better than the prior on held-out games);
+    CLUB_ENVS_LONG=1 learns from 1,200 self-play games and requires the agent to beat three
+    ``heuristic`` bots (4 players, 400 games, lower end of the interval above 0.25)."""
+    from club_envs.evaluation import learner_win_share
+    from club_envs.games import load_game
+    from club_envs.members_only.belief_agent import BeliefAgent
+
+    cfg = {"recipe": "belief_iteration", "game": {"num_players": 4},
+           "selfplay": {"generations": 1, "games": 1200 if LONG else 40}, "evaluation": {"games": 0}, "seed": 11}
+    run_dir = trainer.run(write(tmp_path, cfg), runs_dir=tmp_path, progress=False)
+    progress = (run_dir / "progress.csv").read_text().splitlines()[1].split(",")
+    prior, fitted = float(progress[3]), float(progress[5])
+    assert np.isfinite(prior) and np.isfinite(fitted)
+    game = load_game("members_only")
+    agent = BeliefAgent(BeliefModel.load(run_dir / "generations" / "0001" / "belief.npz"))
+    share, (lo, hi) = learner_win_share(game, Config(num_players=4), agent, "heuristic",
+                                        games=400 if LONG else 8, seed=424242)
+    assert 0.0 <= lo <= share <= hi <= 1.0
+    if LONG:
+        assert fitted < prior - 0.05, f"held-out nats per category {fitted:.4f} vs uniform prior {prior:.4f}"
+        assert lo > 0.25, f"belief agent won {share:.3f} [{lo:.3f}, {hi:.3f}] against 3 heuristic bots"

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import numpy as np
 
 from club_envs.agents.base import Decision
@@ -125,16 +124,7 @@ class ArkhamBeliefConfig:
 
     @classmethod
     def from_mapping(cls, raw: Any, source: str = "config") -> ArkhamBeliefConfig:
-        if not isinstance(raw, Mapping):
-            raise configs.ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
-        configs._check_plain_data(raw, source)
-        errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(raw), key=lambda e: len(list(e.absolute_path)))
-        if errors:
-            best = jsonschema.exceptions.best_match(errors, key=jsonschema.exceptions.relevance)
-            while best.context:
-                best = jsonschema.exceptions.best_match(best.context)
-            raise configs.ConfigFileError(f"{source}: {configs._describe(best)}")
-        cfg = configs._merge(DEFAULTS, raw)
+        cfg = configs.checked(raw, SCHEMA, DEFAULTS, source)
         sp, tr, ev = cfg["selfplay"], cfg["training"], cfg["evaluation"]
         players = cfg["game"]["num_players"]
         players = (players,) if isinstance(players, int) else tuple(players)

@@ -289,11 +289,21 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
         raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
     if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
         return copy.deepcopy(dict(recipe_config(raw, source).raw))
+    config = checked(raw, SCHEMA, DEFAULTS, source)
+    _check_relations(config, source)
+    return config
+
+
+def checked(raw: Any, schema: Mapping[str, Any], defaults: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """``raw`` checked against ``schema`` (one :class:`ConfigFileError` line naming the key at
+    fault) and merged over ``defaults``: what every trainer's config goes through."""
+    if not isinstance(raw, Mapping):
+        raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(schema['properties'])})")
     if count_nodes(raw, MAX_VALUES) > MAX_VALUES:
         raise ConfigFileError(f"{source}: holds more than {MAX_VALUES} values once its aliases are expanded; "
                               "a config holds about a hundred")
     _check_plain_data(raw, source)
-    validator = jsonschema.Draft202012Validator(SCHEMA)
+    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(raw), key=lambda e: (len(list(e.absolute_path)), str(e.absolute_path)))
     if errors:
         best = jsonschema.exceptions.best_match(errors, key=jsonschema.exceptions.relevance)
@@ -301,9 +311,7 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
         while best.context:
             best = jsonschema.exceptions.best_match(best.context)
         raise ConfigFileError(f"{source}: {_describe(best)}")
-    config = _merge(DEFAULTS, raw)
-    _check_relations(config, source)
-    return config
+    return _merge(defaults, raw)
 
 
 def _check_relations(config: dict[str, Any], source: str) -> None:

@@ -123,6 +123,46 @@ def load_layers(path: str | os.PathLike, game: str, error: type[Exception] = Bel
     return as_layers(layers), meta
 
 
+class BeliefMLP:
+    """What every game's belief model is besides its inputs and its prior: the MLP, built
+    untrained, evaluated, saved and loaded. A game's model subclasses it, naming its ``GAME``, its
+    ``INPUT_SIZE`` and ``OUTPUT_SIZE`` (``OUTPUTS`` says what the outputs are, for error messages)
+    and its ``DEFAULT_HIDDEN`` layers, and adds ``predict``."""
+
+    GAME: str
+    INPUT_SIZE: int
+    OUTPUT_SIZE: int
+    OUTPUTS: str
+    DEFAULT_HIDDEN: tuple[int, ...]
+
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], meta: Mapping[str, Any] | None = None):
+        self.layers = as_layers(layers)
+        self.meta = dict(meta or {})
+        self.check_shapes(self.layers, "the given layers")
+
+    @classmethod
+    def untrained(cls, hidden: Sequence[int] | None = None, seed: int = 0):
+        """A model that predicts the game's prior itself (random hidden layers, zero last layer)."""
+        hidden = cls.DEFAULT_HIDDEN if hidden is None else tuple(hidden)
+        return cls(untrained_layers(cls.INPUT_SIZE, hidden, cls.OUTPUT_SIZE, seed), {"hidden": list(hidden)})
+
+    def logits(self, inputs: np.ndarray) -> np.ndarray:
+        return logits(self.layers, inputs)
+
+    def save(self, path: str | os.PathLike, meta: Mapping[str, Any] | None = None) -> Path:
+        return save(path, self.layers, {**self.meta, **(meta or {})}, self.GAME)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike):
+        layers, meta = load_layers(path, cls.GAME)
+        cls.check_shapes(layers, f"belief file {Path(path)}", BeliefFileError)
+        return cls(layers, meta)
+
+    @classmethod
+    def check_shapes(cls, layers: Layers, source: str, error: type[Exception] = ValueError) -> None:
+        check_shapes(layers, cls.INPUT_SIZE, cls.OUTPUT_SIZE, source, cls.OUTPUTS, error)
+
+
 def file_game(path: str | os.PathLike) -> str | None:
     """The game a belief file's meta names, or ``None`` when it names none or cannot be read (the
     game's own loader then says what is wrong with the file)."""

@@ -25,15 +25,12 @@ agent registry dispatches on it). Training: :mod:`club_envs.training.arkham_beli
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from club_envs.agents import belief_file
-from club_envs.agents.belief_file import BELIEF_FORMAT, BELIEF_VERSION, BeliefFileError  # noqa: F401 -- re-exported
+from club_envs.agents.belief_file import BeliefFileError  # noqa: F401 -- where this game's loader errors come from
 from club_envs.arkham_decoders.bots import _belief, belief, expected_points
 from club_envs.arkham_decoders.engine import View
 from club_envs.arkham_decoders.observer import Observer
@@ -126,21 +123,11 @@ def combine(prior_probs: np.ndarray, logits: np.ndarray) -> np.ndarray:
     return prior_probs * (weights * scale)
 
 
-class BeliefModel:
+class BeliefModel(belief_file.BeliefMLP):
     """An MLP (ReLU hidden layers) from :data:`INPUT_SIZE` inputs to 8 logits over the prior."""
 
-    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], meta: Mapping[str, Any] | None = None):
-        self.layers = belief_file.as_layers(layers)
-        self.meta = dict(meta or {})
-        _check_shapes(self.layers, "the given layers")
-
-    @classmethod
-    def untrained(cls, hidden: Sequence[int] = (128, 128), seed: int = 0) -> BeliefModel:
-        """A model that predicts the hand-set belief (random hidden layers, zero last layer)."""
-        return cls(belief_file.untrained_layers(INPUT_SIZE, hidden, OUTPUT_SIZE, seed), {"hidden": list(hidden)})
-
-    def logits(self, inputs: np.ndarray) -> np.ndarray:
-        return belief_file.logits(self.layers, inputs)
+    GAME, INPUT_SIZE, OUTPUT_SIZE = GAME_NAME, INPUT_SIZE, OUTPUT_SIZE
+    OUTPUTS, DEFAULT_HIDDEN = "2 advisors x 4 books", (128, 128)
 
     def predict(self, observations: np.ndarray, views: Sequence[View]) -> np.ndarray:
         """The posterior ``(B, 2, 4)`` (egocentric advisor slot x book) of each seat's view."""
@@ -160,21 +147,3 @@ class BeliefModel:
                 out[i] = 0.0
                 out[i, view.true_book] = 1.0
         return out
-
-    def save(self, path: str | os.PathLike, meta: Mapping[str, Any] | None = None) -> Path:
-        return belief_file.save(path, self.layers, {**self.meta, **(meta or {})}, GAME_NAME)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> BeliefModel:
-        layers, meta = belief_file.load_layers(path, GAME_NAME)
-        _check_shapes(layers, f"belief file {Path(path)}", BeliefFileError)
-        return cls(layers, meta)
-
-
-def read_belief_file(path: Path, error: type[Exception] = BeliefFileError) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """The arrays and the meta of a belief file of either game (:func:`club_envs.agents.belief_file.read`)."""
-    return belief_file.read(path, error)
-
-
-def _check_shapes(layers, source: str, error: type[Exception] = ValueError) -> None:
-    belief_file.check_shapes(layers, INPUT_SIZE, OUTPUT_SIZE, source, "2 advisors x 4 books", error)

@@ -22,15 +22,11 @@ layers and a JSON ``meta`` string; reading needs numpy only. Training lives in
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from club_envs.agents import belief_file
-from club_envs.agents.belief_file import BELIEF_FORMAT, BELIEF_VERSION, BeliefFileError  # noqa: F401 -- re-exported
+from club_envs.agents.belief_file import BeliefFileError  # noqa: F401 -- where this game's loader errors come from
 from club_envs.members_only import beliefs
 from club_envs.members_only.observer import SIZE as OBS_SIZE
 from club_envs.members_only.rules import NUM_CATEGORIES
@@ -72,21 +68,11 @@ def combine(log_prior: np.ndarray, logits: np.ndarray, prior: np.ndarray) -> np.
     return p / p.sum(axis=-1, keepdims=True)
 
 
-class BeliefModel:
+class BeliefModel(belief_file.BeliefMLP):
     """An MLP (ReLU hidden layers) from :data:`INPUT_SIZE` inputs to :data:`OUTPUT_SIZE` logits."""
 
-    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], meta: Mapping[str, Any] | None = None):
-        self.layers = belief_file.as_layers(layers)
-        self.meta = dict(meta or {})
-        _check_shapes(self.layers, "the given layers")
-
-    @classmethod
-    def uniform(cls, hidden: Sequence[int] = (256, 256), seed: int = 0) -> BeliefModel:
-        """A model that predicts the uniform prior (random hidden layers, zero last layer)."""
-        return cls(belief_file.untrained_layers(INPUT_SIZE, hidden, OUTPUT_SIZE, seed), {"hidden": list(hidden)})
-
-    def logits(self, inputs: np.ndarray) -> np.ndarray:
-        return belief_file.logits(self.layers, inputs)
+    GAME, INPUT_SIZE, OUTPUT_SIZE = GAME_NAME, INPUT_SIZE, OUTPUT_SIZE
+    OUTPUTS, DEFAULT_HIDDEN = "5 categories x 14 outcomes", (256, 256)
 
     def predict(self, observations: np.ndarray) -> np.ndarray:
         """The distribution ``(B, 5, 14)`` of "normal minus NO!" the other players will still add,
@@ -101,16 +87,3 @@ class BeliefModel:
         inputs, log_prior = network_inputs(obs, prior)
         out = combine(log_prior, self.logits(inputs), prior)
         return out[0] if single else out
-
-    def save(self, path: str | os.PathLike, meta: Mapping[str, Any] | None = None) -> Path:
-        return belief_file.save(path, self.layers, {**self.meta, **(meta or {})}, GAME_NAME)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> BeliefModel:
-        layers, meta = belief_file.load_layers(path, GAME_NAME)
-        _check_shapes(layers, f"belief file {Path(path)}", BeliefFileError)
-        return cls(layers, meta)
-
-
-def _check_shapes(layers, source: str, error: type[Exception] = ValueError) -> None:
-    belief_file.check_shapes(layers, INPUT_SIZE, OUTPUT_SIZE, source, "5 categories x 14 outcomes", error)

@@ -148,11 +148,6 @@ class BeliefConfig:
         return cls.from_mapping(configs.read_yaml(path), source=str(path))
 
 
-def is_belief_config(raw: Any) -> bool:
-    """Whether a config file's content asks for this trainer (its ``recipe`` key)."""
-    return isinstance(raw, Mapping) and raw.get("recipe") == RECIPE
-
-
 # --------------------------------------------------------------------------- 1-2. play and label
 
 def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator:
@@ -374,7 +369,7 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")
     else:
-        model = BeliefModel.uniform(cfg.hidden, seed=cfg.seed)
+        model = BeliefModel.untrained(cfg.hidden, seed=cfg.seed)
     best = state.get("best", {"score": -1.0, "generation": 0})
     decisions = int(state.get("decisions", 0))
     started = time.time()

@@ -77,12 +77,12 @@ def main(argv: list[str] | None = None) -> int:
 def ship_belief(args: argparse.Namespace) -> int:
     """Ship a belief-iteration run's best model: Members Only (:mod:`club_envs.training.belief`) or
     the Arkham team (:mod:`club_envs.training.arkham_belief`), as the belief file's meta names."""
+    from club_envs.agents.belief_file import file_game
     from club_envs.arkham_decoders import belief_model as arkham_belief_model
     from club_envs.members_only import belief_model as members_only_belief_model
 
     source = args.run_dir / "best" / "belief.npz"
-    _, file_meta = arkham_belief_model.read_belief_file(source)
-    arkham = file_meta.get("game") == arkham_belief_model.GAME_NAME
+    arkham = file_game(source) == arkham_belief_model.GAME_NAME  # an unreadable file: its loader says why
     module = arkham_belief_model if arkham else members_only_belief_model
     model = module.BeliefModel.load(source)  # refuse to ship what cannot be read back
     SHIPPED_DIR.mkdir(parents=True, exist_ok=True)

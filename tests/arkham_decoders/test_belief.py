@@ -158,7 +158,7 @@ def test_members_only_belief_files_still_load_as_members_only_agents(tmp_path):
     from club_envs.members_only.belief_agent import BeliefAgent as MembersOnlyBeliefAgent
     from club_envs.members_only.belief_model import BeliefModel as MembersOnlyBeliefModel
 
-    path = MembersOnlyBeliefModel.uniform((8,)).save(tmp_path / "mo.npz")
+    path = MembersOnlyBeliefModel.untrained((8,)).save(tmp_path / "mo.npz")
     assert isinstance(registry.load(str(path), game=load_game("members_only")), MembersOnlyBeliefAgent)
     with pytest.raises(ValueError, match="Members Only belief file"):
         registry.load(str(path), game=load_game("arkham_decoders"))

@@ -42,7 +42,7 @@ def random_model(seed=0, hidden=(32,)):
 @pytest.mark.parametrize("num_players", [3, 4, 5])
 def test_an_untrained_model_is_the_uniform_prior_and_its_agent_is_the_heuristic(num_players):
     decisions = with_observations(seeded_decisions(num_players, games=2, seed=10 + num_players), num_players)
-    model = BeliefModel.uniform((16, 16))
+    model = BeliefModel.untrained((16, 16))
     observations = np.stack([d.observation for d in decisions])
     predicted = model.predict(observations)
     assert np.allclose(predicted, prior_offsets(observations), atol=1e-6)

@@ -130,6 +130,7 @@ class BeliefMLP:
     and its ``DEFAULT_HIDDEN`` layers, and adds ``predict``."""
 
     GAME: str
+    KIND = "belief"  # what the model predicts; a file's meta names it (files without one: a belief)
     INPUT_SIZE: int
     OUTPUT_SIZE: int
     OUTPUTS: str
@@ -150,17 +151,25 @@ class BeliefMLP:
         return logits(self.layers, inputs)
 
     def save(self, path: str | os.PathLike, meta: Mapping[str, Any] | None = None) -> Path:
-        return save(path, self.layers, {**self.meta, **(meta or {})}, self.GAME)
+        return save(path, self.layers, {**self.meta, **(meta or {}), "kind": self.KIND}, self.GAME)
 
     @classmethod
     def load(cls, path: str | os.PathLike):
         layers, meta = load_layers(path, cls.GAME)
+        if file_kind(meta) != cls.KIND:
+            raise BeliefFileError(f"{Path(path)} holds a {file_kind(meta)} model; expected a {cls.KIND} model")
         cls.check_shapes(layers, f"belief file {Path(path)}", BeliefFileError)
         return cls(layers, meta)
 
     @classmethod
     def check_shapes(cls, layers: Layers, source: str, error: type[Exception] = ValueError) -> None:
         check_shapes(layers, cls.INPUT_SIZE, cls.OUTPUT_SIZE, source, cls.OUTPUTS, error)
+
+
+def file_kind(meta: Mapping[str, Any]) -> str:
+    """What a file's model predicts (``belief`` for files written before kinds were recorded)."""
+    kind = meta.get("kind", BeliefMLP.KIND)
+    return kind if isinstance(kind, str) else repr(kind)
 
 
 def file_game(path: str | os.PathLike) -> str | None:

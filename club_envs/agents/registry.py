@@ -6,14 +6,18 @@
   further bots a game names in its ``AGENT_NAMES`` (Members Only: ``heuristic_sampled``);
 * ``ismcts`` -- Information-Set MCTS (:mod:`club_envs.search`), with options after colons:
   ``ismcts:iters=200:rollout=heuristic`` (see :class:`club_envs.search.ismcts.ISMCTSOptions`);
-* a shipped agent's name (``members_only``, ``arkham_team``, ``arkham_team_belief``,
-  ``arkham_black_man``, ``arkham_decoders``; see ``shipped_names()``), read from ``club_envs/agents/shipped/``;
+* a shipped agent's name (``members_only``, ``members_only_belief``, ``arkham_team``,
+  ``arkham_team_belief``, ``arkham_selfplay``, ``arkham_black_man``, ``arkham_decoders``; see
+  ``shipped_names()``), read from ``club_envs/agents/shipped/``;
 * a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
   (a checkpoint such as ``runs/<run>/best``), or a run folder (its ``best`` is used);
 * a belief file (``*.npz``) or a folder holding ``belief.npz``: the heuristic's decision rule on
   that learned belief. The file's meta names its game: Members Only
   (:class:`club_envs.members_only.belief_agent.BeliefAgent`) or Arkham Decoders Club, where it
-  plays the team's roles (:class:`club_envs.arkham_decoders.belief_agent.BeliefAgent`).
+  plays the team's roles (:class:`club_envs.arkham_decoders.belief_agent.BeliefAgent`); an Arkham
+  file of kind ``black_man_vote_value`` plays the Black Man
+  (:class:`club_envs.arkham_decoders.vote_value.BlackManAgent`), and a folder holding both
+  ``belief.npz`` and ``black_man.npz`` plays every role.
 
 Policy files are read with ``torch.load(weights_only=True)``: loading never runs code from a file.
 A suffix ``:greedy`` (``members_only:greedy``) makes a trained agent always take its most probable
@@ -33,6 +37,7 @@ from club_envs.agents.policy import PolicyAgent, RoleDispatchAgent
 SHIPPED_DIR = Path(__file__).parent / "shipped"
 BELIEF_SUFFIX = ".npz"  # a learned belief model (the rest are policy files, *.pt)
 BELIEF_FILE = "belief.npz"  # its name in a run folder's checkpoint
+BLACK_MAN_VALUE_FILE = "black_man.npz"  # a learned Black Man beside it (Arkham self-play)
 BOTS = ("random", "heuristic")
 SEARCH_BOT = "ismcts"  # Information-Set MCTS, with options: ismcts:iters=200:rollout=heuristic
 # A shipped name -> (game, {role or "*" -> policy file in SHIPPED_DIR})
@@ -43,6 +48,9 @@ SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
                                               "investigator": "arkham_team.pt"}),
     "arkham_team_belief": ("arkham_decoders_club", {"leader": "arkham_team_belief.npz", "member": "arkham_team_belief.npz",
                                                      "investigator": "arkham_team_belief.npz"}),
+    "arkham_selfplay": ("arkham_decoders_club", {"leader": "arkham_selfplay.npz", "member": "arkham_selfplay.npz",
+                                                  "investigator": "arkham_selfplay.npz",
+                                                  "black_man": "arkham_selfplay_black_man.npz"}),
     "arkham_black_man": ("arkham_decoders_club", {"black_man": "arkham_black_man.pt"}),
     "arkham_decoders": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                                  "investigator": "arkham_team.pt", "black_man": "arkham_black_man.pt"}),
@@ -127,6 +135,9 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
         return _from_files({r: path for r in roles}, name, deterministic, seed, game)
     if (path / "best").is_dir():
         path = path / "best"
+    if (path / BELIEF_FILE).is_file() and (path / BLACK_MAN_VALUE_FILE).is_file():
+        team = {r: path / BELIEF_FILE for r in _SIDE_FILES["team"]}
+        return _from_files({**team, "black_man": path / BLACK_MAN_VALUE_FILE}, name, deterministic, seed, game)
     if (path / BELIEF_FILE).is_file():
         return _belief_agent(path / BELIEF_FILE, name, deterministic, game)
     if (path / "policy.pt").is_file():
@@ -148,6 +159,10 @@ def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any =
         raise ValueError(f"{path} is a {label} belief file; it cannot play {game.RECORD_NAME}")
     if deterministic is False:
         raise ValueError(f"{name!r}: a belief agent always takes the heuristic's choice; ':sample' does not apply")
+    if file_game == "arkham_decoders_club" and _belief_kind(path) == "black_man_vote_value":
+        from club_envs.arkham_decoders.vote_value import BlackManAgent
+
+        return BlackManAgent.from_file(path, name=name)
     if file_game == "arkham_decoders_club":
         from club_envs.arkham_decoders.belief_agent import BeliefAgent as ArkhamBeliefAgent
 
@@ -163,6 +178,16 @@ def _belief_game(path: Path) -> str:
     from club_envs.agents.belief_file import file_game
 
     return file_game(path) or "members_only"
+
+
+def _belief_kind(path: Path) -> str | None:
+    """What a belief file's model predicts, or ``None`` when it cannot be read (the loader says why)."""
+    from club_envs.agents.belief_file import BeliefFileError, file_kind, read
+
+    try:
+        return file_kind(read(path)[1])
+    except BeliefFileError:
+        return None
 
 
 def _file_roles(path: Path, game: Any = None) -> list[str] | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from club_envs.members_only.engine import DISCARD, OVER, REVEAL, State, View, state_from_view
-from club_envs.members_only.rules import COPIES_PER_TYPE, NUM_CARD_TYPES
+from club_envs.members_only.rules import COPIES_PER_TYPE, NO_PER_CATEGORY, NUM_CARD_TYPES, NUM_CATEGORIES
 from club_envs.search.worlds import DEFAULT_CANDIDATES, Weight, child_seed, resample
 
 
@@ -81,3 +81,69 @@ def sample_world(view: View, rng: np.random.Generator, weight: Weight | None = N
         return state_from_view(view, hands, discards, cards, pending_reveal=pending, seed=child_seed(rng))
 
     return resample(draw, rng, weight, candidates)
+
+
+# --------------------------------------------------------------------------- a learned belief as weight
+
+def offsets_to_come(state: State, seat: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """What the other players will still add to the display in world ``state``, as ``seat`` counts
+    it: "normal minus NO!" per category ``(5,)`` among their hidden cards (hands and a picked reveal
+    card), before the discards still to come, and for each other player yet to discard, its hand
+    ``(10,)`` -- one of those cards will not reach the display."""
+    hidden = np.zeros(NUM_CARD_TYPES, dtype=np.int64)
+    undiscarded = []
+    for s in range(state.num_players):
+        if s == seat:
+            continue
+        hand = np.array(state.hands[s], dtype=np.int64)
+        hidden += hand
+        if state.phase != OVER and state.discards[s] is None:
+            undiscarded.append(hand)
+    if state.pending_reveal is not None and state.current_player != seat:
+        hidden[state.pending_reveal] += 1
+    return hidden[:NUM_CATEGORIES] - hidden[NUM_CATEGORIES:], undiscarded
+
+
+def discard_spread(hands: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Each hand discards one of its cards uniformly at random: every combination of discards with
+    its probability ``(M,)`` and what it takes off "normal minus NO!" per category ``(M, 5)``."""
+    probs = np.ones(1)
+    change = np.zeros((1, NUM_CATEGORIES), dtype=np.int64)
+    for hand in hands:
+        held = np.flatnonzero(hand)
+        if len(held) == 0:
+            continue
+        p = hand[held] / hand[held].sum()
+        d = np.zeros((len(held), NUM_CATEGORIES), dtype=np.int64)
+        normal = held < NUM_CATEGORIES
+        d[normal, held[normal]] = -1  # a normal card held back: one fewer
+        d[~normal, held[~normal] - NUM_CATEGORIES] = 1  # a NO! card held back: one fewer cancelled
+        probs = (probs[:, None] * p[None, :]).ravel()
+        change = (change[:, None, :] + d[None, :, :]).reshape(-1, NUM_CATEGORIES)
+    return probs, change
+
+
+def learned_weight(seat: int, logits: np.ndarray) -> Weight:
+    """The weight of a world under a learned belief of what the other players will still add
+    (:class:`~club_envs.members_only.belief_model.BeliefModel`; ``logits`` ``(5, 14)``, read once
+    from the seat's observation).
+
+    The model's distribution is the uniform prior times ``exp(logit)`` (normalised), so
+    ``exp(logit)`` is the ratio q/p of the two at each value of the quantity. Uniform worlds with a
+    uniformly chosen discard per player give that quantity exactly the prior, so weighting a world
+    by the expected ratio over its discards -- the product over categories of ``exp(logit)`` at the
+    world's value -- gives the quantity the model's distribution (categories taken as independent,
+    as the model predicts them). A world's hidden cards are read only to find its own value of the
+    quantity; everything else comes from the seat's view.
+    """
+    ratio = np.exp(logits - logits.max(axis=1, keepdims=True))  # constants per category cancel
+    cats = np.arange(NUM_CATEGORIES)
+    top = ratio.shape[1] - 1
+
+    def weight(state: State) -> float:
+        base, undiscarded = offsets_to_come(state, seat)
+        probs, change = discard_spread(undiscarded)
+        index = np.clip(base[None, :] + change + NO_PER_CATEGORY, 0, top)
+        return float(probs @ ratio[cats, index].prod(axis=1))
+
+    return weight

@@ -22,26 +22,43 @@ each bet met its own handful of worlds and that chance alone decided between the
 tree lost to the heuristic, paired play-outs did not -- docs/search.md). With paired search the
 default ``cards`` is 1: reveals and discards are the heuristic's exact choice (the tree's choices
 there, from a few noisy simulations, lost games when measured).
+
+A learned belief (:class:`~club_envs.members_only.belief_model.BeliefModel`, e.g. the shipped
+``members_only_belief``) can serve the search twice, each computed once per decision from the
+searching seat's own observation: ``beliefs=`` weights the sampled worlds by what it predicts the
+other players will still show (:func:`club_envs.members_only.sampler.learned_weight`), and
+``estimates=`` ranks the candidate bets and cards by it instead of by the uniform belief -- so
+with one card the reveals and discards are the belief agent's. The uniform belief reads nothing
+into the other players' bets and reveals; the learned one does, and both uses won more games when
+measured (docs/search.md), so the defaults are :data:`DEFAULT_BELIEFS` and
+:data:`DEFAULT_ESTIMATES` (the uniform ones when that agent is not installed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from club_envs.agents.base import Decision
 from club_envs.members_only import actions as A
+from club_envs.members_only import heuristic_batch
+from club_envs.members_only.belief_model import NUM_OFFSETS, BeliefModel, network_inputs, prior_offsets
 from club_envs.members_only.bots import HeuristicAgent, track_value
 from club_envs.members_only.engine import BET, REVEAL, State, View
 from club_envs.members_only.observer import Observer
-from club_envs.members_only.rules import Config
-from club_envs.members_only.sampler import sample_world
+from club_envs.members_only.rules import NUM_CATEGORIES, Config
+from club_envs.members_only.sampler import learned_weight, sample_world
 from club_envs.search.game import SearchGame
+from club_envs.search.worlds import Weight
 
 DEFAULT_WIDTH = 4
 DEFAULT_PAIRED_WORLDS = 16
 DEFAULT_ROLLOUT = "light"
+DEFAULT_ANCHOR = 2.0  # paired play-outs: standard errors another bet must lead the favourite by
+DEFAULT_BELIEFS = "members_only_belief"  # the learned belief that weights worlds unless beliefs= says otherwise
+DEFAULT_ESTIMATES = "members_only_belief"  # the learned belief that ranks candidates unless estimates= says otherwise
 CHIP_WORTH = (0.5, 1.0)  # what a single and the double chip in hand are worth (the heuristic's chip cost)
 TEMPERATURE = 3.0  # track-value points: a lead of 3 makes a seat e times likelier to win
 
@@ -89,16 +106,64 @@ class LightRollout:
 ROLLOUTS = {"light": LightRollout}
 
 
+def learned_logits(model: BeliefModel, observation: np.ndarray) -> np.ndarray:
+    """The model's logits ``(5, 14)`` for one observation: added to the uniform prior's
+    log-probabilities they give its distribution, so ``exp(logit)`` is the ratio of the two."""
+    obs = np.asarray(observation, dtype=np.float32)[None]
+    inputs, _ = network_inputs(obs, prior_offsets(obs))
+    return model.logits(inputs).reshape(NUM_CATEGORIES, NUM_OFFSETS)
+
+
+def learned_weight_for(model: BeliefModel, config: Config):
+    """``weight_for(view)``: the weight of worlds under ``model``, computed once per decision from
+    the seat's own observation (:func:`club_envs.members_only.sampler.learned_weight`)."""
+    observer = Observer(config)
+
+    def weight_for(view: View) -> Weight:
+        return learned_weight(view.seat, learned_logits(model, observer.observe(view)))
+
+    return weight_for
+
+
+def belief_model(name: str, game, config: Config) -> BeliefModel:
+    """The learned belief named ``name``: a shipped Members Only belief agent (``members_only_belief``)
+    or a belief file (``*.npz``, or a folder holding ``belief.npz``); ``ValueError`` otherwise."""
+    from club_envs.agents.registry import SHIPPED, load, shipped_names
+    from club_envs.members_only.belief_agent import BeliefAgent
+
+    names = [n for n in shipped_names() if SHIPPED[n][0] == "members_only" and SHIPPED[n][1]["*"].endswith(".npz")]
+    known = " or ".join([*names, "a belief file (*.npz)"])
+    detail = ""
+    try:
+        agent = load(name, game=game, config=config)
+    except (ValueError, OSError) as exc:
+        agent, detail = None, f" ({exc})" if Path(name).exists() else ""
+    if not isinstance(agent, BeliefAgent):
+        raise ValueError(f"{name!r} is not a Members Only belief model{detail}; a belief model is {known}")
+    return agent.model
+
+
 def search_game(config: Config, width: int | None = None, cards: int | None = None,
-                paired: int | None = None) -> SearchGame:
+                paired: int | None = None, estimates: BeliefModel | None = None) -> SearchGame:
     """The search hooks for games played with ``config``: ``width`` bets (plus "no bet") and
     ``cards`` reveals or discards considered per decision, ``paired`` worlds for paired play-outs
-    (0: the tree). Defaults: 4 bets, 16 paired worlds, 1 card with paired search (else ``width``)."""
+    (0: the tree). Defaults: 4 bets, 16 paired worlds, 1 card with paired search (else ``width``).
+    ``estimates``: a learned belief that ranks those candidates (and so, with one card, chooses the
+    reveals and discards) in place of the heuristic's uniform one."""
     width = DEFAULT_WIDTH if width is None else width
     paired = DEFAULT_PAIRED_WORLDS if paired is None else paired
     cards = (1 if paired > 0 else width) if cards is None else cards
     estimator = HeuristicAgent(seed=0)  # exact beliefs: no randomness used
     observer = Observer(config)
+
+    def estimate(state: State) -> tuple[np.ndarray, np.ndarray]:
+        """The player to move's expected gain per bet action ``(80,)`` and worth per card held back
+        ``(10,)``, by its own view and the learned belief."""
+        view = state.player_view(state.current_player)
+        offsets = estimates.predict(observer.observe(view))
+        ev = heuristic_batch.evaluate([view], state.legal_mask()[None], estimator.chip_cost, estimator.rival_weight,
+                                      offsets=offsets[None])
+        return ev.bets[0], ev.cards[0]
 
     def stop(state: State, root: View) -> bool:
         return state.heat != root.heat
@@ -110,14 +175,20 @@ def search_game(config: Config, width: int | None = None, cards: int | None = No
                 return legal, False
             # Reveals: the heuristic shows first the card whose absence would hurt its chips most;
             # discards: it holds back the card whose absence is best.
-            worth = estimator.card_values(state.player_view(state.current_player))
+            if estimates is None:
+                worth = estimator.card_values(state.player_view(state.current_player))
+            else:
+                worth = estimate(state)[1]
             base = A.REVEAL_BASE if state.phase == REVEAL else A.DISCARD_BASE
             sign = 1.0 if state.phase == REVEAL else -1.0
             ranked = sorted(legal, key=lambda a: (sign * worth[a - base], a))
             return ranked[:cards], True
-        if len(legal) <= width + 1:
+        if len(legal) <= 1:
             return legal, False
-        gains = estimator.bet_values(state.player_view(state.current_player))
+        if estimates is None:
+            gains = estimator.bet_values(state.player_view(state.current_player))
+        else:
+            gains = estimate(state)[0]
         bets = [a for a in legal if a != A.NO_BET]
         bets.sort(key=lambda a: -gains[a])
         best = bets[:width]
@@ -138,4 +209,5 @@ def search_game(config: Config, width: int | None = None, cards: int | None = No
         decision=decision,
         fixed_own_view=True,  # simulations stop at the heat's end: nobody draws a card before
         paired_worlds=paired,
+        paired_anchor=DEFAULT_ANCHOR,
     )

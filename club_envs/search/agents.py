@@ -18,7 +18,11 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
 
     opts = parse_options(options)
     hooks = importlib.import_module(game.__name__ + ".search")
-    search_game = hooks.search_game(config, width=opts.width, cards=opts.cards, paired=opts.paired)
+    beliefs = opts.beliefs or _default(hooks, "DEFAULT_BELIEFS")
+    estimates_name = opts.estimates or _default(hooks, "DEFAULT_ESTIMATES")
+    estimates = _learned(hooks, "estimates", estimates_name, game, config)
+    extra = {"estimates": estimates} if estimates is not None else {}
+    search_game = hooks.search_game(config, width=opts.width, cards=opts.cards, paired=opts.paired, **extra)
     rollout_name = opts.rollout or hooks.DEFAULT_ROLLOUT
     if rollout_name.split(":")[0] == NAME:
         raise ValueError("the rollout policy of ismcts cannot itself be ismcts; use random, heuristic or a policy")
@@ -30,13 +34,42 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
         except ValueError as exc:
             extra = ", ".join(hooks.ROLLOUTS)
             raise ValueError(f"ismcts rollout={rollout_name!r}: {exc}" + (f" (or {extra})" if extra else "")) from None
-    if opts.beliefs == "heuristic":
+    if beliefs == "heuristic":
         belief = getattr(hooks, "belief_weight", None)
         if belief is None:
             raise ValueError(f"{game.RECORD_NAME} has no heuristic belief model; use beliefs=uniform")
         weight_for = belief
-    elif opts.beliefs == "uniform":
+    elif beliefs == "uniform":
         weight_for = lambda view: None  # noqa: E731
+    elif beliefs is not None:
+        model = _learned(hooks, "beliefs", beliefs, game, config)
+        weight_for = hooks.learned_weight_for(model, config)
     else:
         weight_for = search_game.default_weight
     return ISMCTSAgent(search_game, rollout, opts, weight_for=weight_for, seed=seed)
+
+
+def _default(hooks: ModuleType, attribute: str) -> str | None:
+    """A game's default learned belief for the search (e.g. ``DEFAULT_BELIEFS``), when it names one
+    and that shipped agent is installed; ``None`` keeps the search's own default."""
+    from club_envs.agents.registry import shipped_names
+
+    name = getattr(hooks, attribute, None)
+    return name if name is not None and name in shipped_names() else None
+
+
+def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType, config: Any) -> Any:
+    """The learned belief model ``name`` for option ``option`` (``None`` for none or ``heuristic``);
+    ``ValueError`` names the allowed values when the game has no such model or ``name`` is not one."""
+    if name is None or (name == "heuristic" and option == "estimates"):
+        return None
+    find = getattr(hooks, "belief_model", None)
+    if find is None:
+        allowed = "uniform|heuristic" if option == "beliefs" else "heuristic"
+        raise ValueError(f"ismcts {option}={name!r}: {game.RECORD_NAME} has no learned belief for the search; "
+                         f"allowed: {allowed}")
+    try:
+        return find(name, game, config)
+    except ValueError as exc:
+        allowed = "uniform, heuristic" if option == "beliefs" else "heuristic"
+        raise ValueError(f"ismcts {option}={exc}; allowed: {allowed} or a belief model") from None

@@ -48,6 +48,10 @@ class SearchGame:
         (:func:`~club_envs.search.ismcts.paired_search`: every candidate in the same this many
         worlds) instead of the tree; 0 (the default) keeps the tree. The ``paired=N`` option
         overrides it.
+    paired_anchor
+        with paired play-outs, how many standard errors of the paired difference another candidate
+        must be ahead of the first (the game's favourite) to be played instead; 0 (the default):
+        the best mean. The ``anchor=Z`` option overrides it.
     """
 
     name: str
@@ -59,3 +63,4 @@ class SearchGame:
     default_weight: Callable[[Any], Weight | None] = lambda view: None
     fixed_own_view: bool = False
     paired_worlds: int = 0
+    paired_anchor: float = 0.0

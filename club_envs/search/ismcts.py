@@ -152,9 +152,12 @@ def paired_search(
     rollout: Agent,
     worlds: int,
     weight: Weight | None = None,
+    anchor: float = 0.0,
 ) -> dict[int, tuple[int, float]]:
     """Play every root candidate out in the same ``worlds`` sampled worlds; return, per candidate
-    in the game's order of preference, (worlds, mean reward of the searching seat).
+    in the game's order of preference, (worlds, mean reward of the searching seat) -- or, with
+    ``anchor`` above 0, that mean less ``anchor`` standard errors of its paired difference from the
+    first candidate's (the first keeps its own mean), see :func:`best_paired`.
 
     Common random numbers: all candidates meet the same hidden cards and the same rollout
     randomness (the rollout policy is reseeded alike for each), so the difference between two
@@ -167,7 +170,7 @@ def paired_search(
     actions = [int(a) for a in game.candidates(first)[0]]
     if len(actions) == 1:
         return {actions[0]: (0, 0.0)}
-    totals = np.zeros(len(actions))
+    values = np.zeros((worlds, len(actions)))
     for k in range(worlds):
         world = first if k == 0 else game.sample_world(view, rng, weight)
         rollout_seed = int(rng.integers(2**31 - 1))
@@ -177,13 +180,19 @@ def paired_search(
             rollout.reset(seat, rollout_seed)
             while not state.is_over and not game.stop(state, view):
                 state.apply_action(_policy_action(rollout, game.decision(state), rng))
-            totals[i] += game.values(state)[seat]
-    return {a: (worlds, float(totals[i] / worlds)) for i, a in enumerate(actions)}
+            values[k, i] = game.values(state)[seat]
+    means = values.mean(axis=0)
+    if anchor > 0 and worlds > 1:
+        diff = values - values[:, :1]
+        means = means - anchor * diff.std(axis=0, ddof=1) / math.sqrt(worlds)
+    return {a: (worlds, float(means[i])) for i, a in enumerate(actions)}
 
 
 def best_paired(stats: dict[int, tuple[int, float]]) -> int:
     """The candidate with the best mean; on equal means the one listed first (the game's
-    preference)."""
+    preference). With an ``anchor`` (:func:`paired_search`) another candidate replaces the first
+    only when its mean is ahead by more than that many standard errors of the paired difference:
+    the game's favourite stands unless the play-outs clearly disagree."""
     actions = list(stats)
     return max(actions, key=lambda a: (stats[a][1], -actions.index(a)))
 
@@ -220,14 +229,24 @@ class ISMCTSOptions:
         the UCB exploration constant (default 0.7; rewards lie in [0, 1]).
     beliefs
         ``uniform`` samples every consistent world equally; ``heuristic`` reweights worlds by the
-        heuristic bots' belief where the game has one (Arkham: the vote model). The default is the
-        game's choice (see ``docs/search.md``).
+        heuristic bots' belief where the game has one (Arkham: the vote model); a learned belief
+        model (Members Only: ``members_only_belief`` or a belief file ``*.npz``) reweights them by
+        what it predicts from the searching seat's observation. The default is the game's choice
+        (see ``docs/search.md``).
+    estimates
+        Members Only: ``heuristic`` ranks the candidate bets and cards by the heuristic's uniform
+        belief; a learned belief model (as for ``beliefs``) ranks them by its prediction, so with
+        one card the reveals and discards are that belief agent's choice. Default: the game's.
     width
         Members Only: the bets (plus "no bet") the search considers per decision, the heuristic's
         favourites (default 4).
     cards
         Members Only: the cards to reveal or discard considered per decision, the heuristic's
         favourites (default: 1 -- the heuristic's own choice -- with paired search, else ``width``).
+    anchor
+        with paired play-outs, keep the game's favourite candidate unless another one's mean is ahead
+        by more than this many standard errors of their paired difference (default 0: the best
+        mean wins). The default is the game's choice (Members Only: see ``docs/search.md``).
     paired
         search the root by paired play-outs in this many worlds (every candidate in the same
         worlds, :func:`paired_search`) instead of the tree; 0 searches with the tree. The default
@@ -244,9 +263,11 @@ class ISMCTSOptions:
     rollout: str | None = None
     c: float = DEFAULT_EXPLORATION
     beliefs: str | None = None
+    estimates: str | None = None
     width: int | None = None
     cards: int | None = None
     paired: int | None = None
+    anchor: float | None = None
     opponents: str = "model"
 
     def label(self) -> str:
@@ -261,19 +282,23 @@ class ISMCTSOptions:
             parts.append(f"c={self.c:g}")
         if self.beliefs is not None:
             parts.append(f"beliefs={self.beliefs}")
+        if self.estimates is not None:
+            parts.append(f"estimates={self.estimates}")
         if self.width is not None:
             parts.append(f"width={self.width}")
         if self.cards is not None:
             parts.append(f"cards={self.cards}")
         if self.paired is not None:
             parts.append(f"paired={self.paired}")
+        if self.anchor is not None:
+            parts.append(f"anchor={self.anchor:g}")
         if self.opponents != "model":
             parts.append(f"opponents={self.opponents}")
         return ":".join(parts)
 
 
-_ALLOWED = ("iters=N, seconds=S, rollout=random|heuristic|<agent>, c=X, beliefs=uniform|heuristic, width=N, "
-            "cards=N, paired=N, opponents=model|tree")
+_ALLOWED = ("iters=N, seconds=S, rollout=random|heuristic|<agent>, c=X, beliefs=uniform|heuristic|<belief model>, "
+            "estimates=heuristic|<belief model>, width=N, cards=N, paired=N, anchor=Z, opponents=model|tree")
 
 
 def parse_options(text: str) -> ISMCTSOptions:
@@ -292,17 +317,13 @@ def parse_options(text: str) -> ISMCTSOptions:
                 if number < (0 if key == "paired" else 1):
                     raise ValueError
                 values[key] = number
-            elif key in ("seconds", "c"):
+            elif key in ("seconds", "c", "anchor"):
                 number = float(raw)
                 if not (number > 0 if key == "seconds" else number >= 0) or not math.isfinite(number):
                     raise ValueError
                 values[key] = number
-            elif key == "rollout":
-                values[key] = raw
-            elif key == "beliefs":
-                if raw not in ("uniform", "heuristic"):
-                    raise ValueError
-                values[key] = raw
+            elif key in ("rollout", "beliefs", "estimates"):
+                values[key] = raw  # checked against the game when the agent is built
             elif key == "opponents":
                 if raw not in ("model", "tree"):
                     raise ValueError
@@ -313,7 +334,7 @@ def parse_options(text: str) -> ISMCTSOptions:
             raise ValueError(f"unknown ismcts option {key!r}; allowed: {_ALLOWED}") from None
         except ValueError:
             raise ValueError(f"ismcts option {item!r} has a bad value; allowed: {_ALLOWED} "
-                             "(N a whole number >= 1, paired >= 0, S > 0, X >= 0)") from None
+                             "(N a whole number >= 1, paired >= 0, S > 0, X and Z >= 0)") from None
     if "seconds" in values:
         values.setdefault("iters", None)
     return ISMCTSOptions(**values)
@@ -357,8 +378,9 @@ class ISMCTSAgent:
         o = self.options
         worlds = self.game.paired_worlds if o.paired is None else o.paired
         if worlds > 0:
+            anchor = self.game.paired_anchor if o.anchor is None else o.anchor
             self.last_stats = paired_search(self.game, decision.view, self._rng, self.rollout, worlds,
-                                            weight=self.weight_for(decision.view))
+                                            weight=self.weight_for(decision.view), anchor=anchor)
             action = best_paired(self.last_stats)
             return action if action in legal else int(legal[0])
         self.last_stats = search(self.game, decision.view, self._rng, self.rollout, iterations=o.iters,

@@ -1,4 +1,5 @@
-"""Belief iteration for the Arkham team: learn, from finished games, to read the advisors' votes.
+"""Belief iteration for Arkham: the team learns to read the advisors' votes, and (with
+``selfplay.opponents: [self]``) the Black Man learns which vote wins, both from finished games.
 
     club-envs train configs/arkham_team_belief.yaml      (the config's ``recipe`` picks this trainer)
     club-envs train --resume runs/arkham_team_belief-<stamp>
@@ -25,6 +26,18 @@ One generation:
    fixed seed series (``evaluations.csv`` in the common format, ``learning_curve.png``); the best
    generation by mean team win share is ``best/belief.npz``.
 
+**Self-play of both sides** (``self`` among ``selfplay.opponents``): the Black Man of those games
+is the run's own :class:`~club_envs.arkham_decoders.vote_value.BlackManAgent`, which takes the vote
+its learned value model rates higher, and a random vote in a ``black_man.exploration`` share of
+votes (every vote while it has never been fitted: the first generation's Black Man votes at
+random). Each of his votes is labelled with whether he won, and a fresh value model is fitted on
+the window's votes by logistic regression on the chosen vote's output (Monte Carlo policy
+iteration); it is evaluated against each ``evaluation.opponents`` team (``side`` ``black_man`` in
+``evaluations.csv``, ``black_man_progress.csv``) and the best by mean win share is
+``best/black_man.npz``. A wide window makes both sides answer the mixture of the other side's
+past generations rather than its latest (fictitious play): with a window of 2 the two sides chase
+each other and the win shares swing by 0.4 from one generation to the next.
+
 The run folder is resumable after any finished generation (``--resume``): ``config.yaml`` holds
 the resolved config and ``state.json`` names the last generation; each generation's model and
 examples are on disk. Same config and seed, same run.
@@ -49,11 +62,15 @@ from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.match import agent_seeds
 from club_envs.arkham_decoders.observer import Observer
 from club_envs.arkham_decoders.rules import NUM_BOOKS, PLAYER_COUNTS, Config
+from club_envs.arkham_decoders.vote_value import INPUT_SIZE as VOTE_INPUT_SIZE
+from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
+from club_envs.arkham_decoders.vote_value import network_inputs as vote_inputs
 from club_envs.training import config as configs
 from club_envs.training import run_folder
 
 RECIPE = "arkham_belief_iteration"
 BOTS = ("heuristic", "random")  # the Black Men a config may name (the game's own bots)
+SELF = "self"  # the run's own learned Black Man
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -71,7 +88,15 @@ SCHEMA: dict[str, Any] = {
             "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
             "games": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
             "window": {"type": "integer", "minimum": 1, "maximum": 100},
-            "opponents": {"type": "array", "minItems": 1, "items": {"enum": list(BOTS)}},
+            "opponents": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": [*BOTS, SELF]}},
+        }},
+        "black_man": {"type": "object", "additionalProperties": False, "properties": {
+            "exploration": {"type": "number", "minimum": 0, "maximum": 1},
+            "hidden": {"type": "array", "minItems": 1, "maxItems": 6,
+                       "items": {"type": "integer", "minimum": 1, "maximum": 4096}},
+            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+            "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
         }},
         "model": {"type": "object", "additionalProperties": False, "properties": {
             "hidden": {"type": "array", "minItems": 1, "maxItems": 6,
@@ -94,6 +119,7 @@ SCHEMA: dict[str, Any] = {
 DEFAULTS: dict[str, Any] = {
     "game": {"name": "arkham_decoders", "num_players": list(PLAYER_COUNTS)},
     "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"]},
+    "black_man": {"exploration": 0.2, "hidden": [128, 128], "learning_rate": 1.0e-3, "batch_size": 512, "epochs": 6},
     "model": {"hidden": [128, 128]},
     "training": {"learning_rate": 1.0e-3, "batch_size": 1024, "epochs": 6, "validation_share": 0.2},
     "evaluation": {"games": 300, "opponents": ["heuristic"], "seed": 18},
@@ -121,16 +147,26 @@ class ArkhamBeliefConfig:
     eval_seed: int
     seed: int
     raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+    bm_exploration: float = 0.2
+    bm_hidden: tuple[int, ...] = (128, 128)
+    bm_learning_rate: float = 1.0e-3
+    bm_batch_size: int = 512
+    bm_epochs: int = 6
+
+    @property
+    def learns_black_man(self) -> bool:
+        return SELF in self.opponents
 
     @classmethod
     def from_mapping(cls, raw: Any, source: str = "config") -> ArkhamBeliefConfig:
         cfg = configs.checked(raw, SCHEMA, DEFAULTS, source)
-        sp, tr, ev = cfg["selfplay"], cfg["training"], cfg["evaluation"]
+        sp, tr, ev, bm = cfg["selfplay"], cfg["training"], cfg["evaluation"], cfg["black_man"]
         players = cfg["game"]["num_players"]
         players = (players,) if isinstance(players, int) else tuple(players)
         return cls(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
                    tuple(cfg["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"], tr["epochs"],
-                   float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]), ev["seed"], cfg["seed"], cfg)
+                   float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]), ev["seed"], cfg["seed"], cfg,
+                   float(bm["exploration"]), tuple(bm["hidden"]), float(bm["learning_rate"]), bm["batch_size"], bm["epochs"])
 
     @classmethod
     def load(cls, path: str | Path) -> ArkhamBeliefConfig:
@@ -138,57 +174,163 @@ class ArkhamBeliefConfig:
 
 
 BLACK_MAN = "black_man"
+BLACK_MAN_FILE = "black_man.npz"  # the learned Black Man of a generation (and of best/)
 
 
-def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int) -> tuple[list[np.ndarray], list, list[int], bool]:
-    """One game: the observations, views and true hypotheses of every team decision with a choice,
-    and whether the team won."""
+@dataclass
+class GameExamples:
+    """What one game teaches: every team decision with a choice (observation, view, true
+    hypothesis), every Black Man vote with a choice (observation, view, vote index in
+    :data:`~club_envs.arkham_decoders.vote_value.VOTES`), and who won."""
+
+    observations: list[np.ndarray]
+    views: list
+    labels: list[int]
+    bm_observations: list[np.ndarray]
+    bm_views: list
+    bm_votes: list[int]
+    team_won: bool
+
+
+def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int) -> GameExamples:
+    """One game, with its examples for both sides."""
     state = State(config, seed=seed)
     n = state.num_players
     agents = [black_man if seat == state.black_man_seat else team for seat in range(n)]
     for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds(seed, n))):
         agent.reset(seat, agent_seed)
     observer = Observer(config)
-    observations, views, labels = [], [], []
+    out = GameExamples([], [], [], [], [], [], False)
     while not state.is_terminal:
         seat = state.current_player
         view = state.player_view(seat)
         legal = state.legal_actions()
         observation = observer.observe(view)
-        if seat != state.black_man_seat and len(legal) > 1:
-            observations.append(observation)
-            views.append(view)
+        choice = len(legal) > 1
+        if seat != state.black_man_seat and choice:
+            out.observations.append(observation)
+            out.views.append(view)
             slot = advisor_slots(view).index(view.advisors.index(state.black_man_seat))
-            labels.append(slot * NUM_BOOKS + state.true_book)
-        action = agents[seat].act(Decision(seat, view, legal, lambda o=observation: o, state.legal_mask))
-        state.apply_action(int(action))
-    return observations, views, labels, state.result["winner"] == "team"
+            out.labels.append(slot * NUM_BOOKS + state.true_book)
+        action = int(agents[seat].act(Decision(seat, view, legal, lambda o=observation: o, state.legal_mask)))
+        if seat == state.black_man_seat and choice and action in VOTES:
+            out.bm_observations.append(observation)
+            out.bm_views.append(view)
+            out.bm_votes.append(VOTES.index(action))
+        state.apply_action(action)
+    out.team_won = state.result["winner"] == "team"
+    return out
 
 
-def play_generation(model: BeliefModel, cfg: ArkhamBeliefConfig, generation: int) -> dict[str, np.ndarray]:
-    """Step 1-2: the labelled examples of one generation's games (inputs, prior, label, game)."""
+def play_generation(model: BeliefModel, cfg: ArkhamBeliefConfig, generation: int,
+                    black_man: VoteValueModel | None = None) -> dict[str, np.ndarray]:
+    """Step 1-2: the labelled examples of one generation's games: the team's (inputs, prior,
+    label, game) and, when the run learns its Black Man (``black_man`` is his current model),
+    the learned Black Man's votes (``bm_x``, ``bm_vote``, ``bm_won``, ``bm_game``). Inputs are
+    stored as float16 (0/1 flags and small scaled counts) to keep a wide window in memory."""
     from club_envs.agents.registry import load as load_agent
     from club_envs.games import load_game
 
     game = load_game("arkham_decoders")
     team = BeliefAgent(model, name="belief")
     xs, priors, labels, games = [], [], [], []
+    bm_xs, bm_votes, bm_won, bm_games = [], [], [], []
     game_id = 0
     for n in cfg.num_players:
         config = Config(num_players=n)
-        opponents = [load_agent(name, game=game, config=config, seed=cfg.seed) for name in cfg.opponents]
+        opponents = []
+        for name in cfg.opponents:
+            if name == SELF:
+                fitted = black_man is not None and "generation" in black_man.meta
+                opponents.append(BlackManAgent(black_man, name=SELF, exploration=cfg.bm_exploration if fitted else 1.0))
+            else:
+                opponents.append(load_agent(name, game=game, config=config, seed=cfg.seed))
         for g in range(cfg.games):
             seed = (cfg.seed * 1_000_003 + generation) * 10_000_019 + n * 1_000_000 + g
-            obs, views, ys, _ = play_game(config, team, opponents[g % len(opponents)], seed)
-            if ys:
-                x, p = network_inputs(np.stack(obs), views)
-                xs.append(x)
+            played = play_game(config, team, opponents[g % len(opponents)], seed)
+            if played.labels:
+                x, p = network_inputs(np.stack(played.observations), played.views)
+                xs.append(x.astype(np.float16))
                 priors.append(p)
-                labels.extend(ys)
-                games.extend([game_id] * len(ys))
+                labels.extend(played.labels)
+                games.extend([game_id] * len(played.labels))
+            if isinstance(opponents[g % len(opponents)], BlackManAgent) and played.bm_votes:
+                bm_xs.append(vote_inputs(np.stack(played.bm_observations), played.bm_views).astype(np.float16))
+                bm_votes.extend(played.bm_votes)
+                bm_won.extend([not played.team_won] * len(played.bm_votes))
+                bm_games.extend([game_id] * len(played.bm_votes))
             game_id += 1
-    return {"x": np.concatenate(xs), "prior": np.concatenate(priors), "label": np.array(labels, dtype=np.int64),
+    data = {"x": np.concatenate(xs), "prior": np.concatenate(priors), "label": np.array(labels, dtype=np.int64),
             "game": np.array(games, dtype=np.int64)}
+    if cfg.learns_black_man:
+        data.update({"bm_x": np.concatenate(bm_xs) if bm_xs else np.zeros((0, VOTE_INPUT_SIZE), np.float16),
+                     "bm_vote": np.array(bm_votes, dtype=np.int64), "bm_won": np.array(bm_won, dtype=np.float32),
+                     "bm_game": np.array(bm_games, dtype=np.int64)})
+    return data
+
+
+def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generation: int) -> tuple[VoteValueModel, dict[str, float]]:
+    """Step 3 for the learned Black Man: a fresh value model fitted by logistic regression of
+    "he won" on the output of the vote he took; held-out log-loss (nats per vote) of that model and
+    of the constant win rate, split by game."""
+    import torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(cfg.seed + generation)
+    rng = np.random.default_rng(cfg.seed + generation)
+    model = VoteValueModel.untrained(cfg.bm_hidden, seed=cfg.seed + generation)
+    x, vote, won = torch.from_numpy(data["bm_x"]), torch.from_numpy(data["bm_vote"]), torch.from_numpy(data["bm_won"])
+    held_out = rng.random(int(data["bm_game"].max()) + 1 if len(data["bm_game"]) else 1) < cfg.validation_share
+    val = held_out[data["bm_game"]]
+    train_rows, val_rows = np.flatnonzero(~val), np.flatnonzero(val)
+    net = _torch_mlp(model.layers, torch)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.bm_learning_rate, weight_decay=1e-5)
+
+    def loss(rows) -> torch.Tensor:
+        z = net(x[rows].float()).gather(1, vote[rows, None])[:, 0]
+        return torch.nn.functional.binary_cross_entropy_with_logits(z, won[rows])
+
+    def held_out_nats() -> float:
+        if not len(val_rows):
+            return float("nan")
+        with torch.no_grad():
+            return float(loss(val_rows).item())
+
+    base = float(won[train_rows].mean()) if len(train_rows) else 0.5
+    yv = data["bm_won"][val_rows]
+    clipped = min(max(base, 1e-6), 1 - 1e-6)
+    constant = float(-(yv * np.log(clipped) + (1 - yv) * np.log(1 - clipped)).mean()) if len(yv) else float("nan")
+    best = (held_out_nats(), _layers_of(net))
+    for _ in range(cfg.bm_epochs):
+        order = rng.permutation(train_rows)
+        for i in range(0, len(order), cfg.bm_batch_size):
+            rows = order[i:i + cfg.bm_batch_size]
+            step = loss(rows)
+            opt.zero_grad()
+            step.backward()
+            opt.step()
+        nats = held_out_nats()
+        if not len(val_rows) or nats < best[0]:
+            best = (nats, _layers_of(net))
+    agree_share = float((data["bm_vote"] == 0).mean()) if len(data["bm_vote"]) else float("nan")
+    return VoteValueModel(best[1], {"hidden": list(cfg.bm_hidden)}), {
+        "fit_votes": len(train_rows), "held_out": len(val_rows), "agree_share": agree_share,
+        "constant_nats": constant, "model_nats": best[0]}
+
+
+def _torch_mlp(layers, torch):
+    """A torch copy of an MLP's layers (ReLU between them), to fit."""
+    mods = []
+    for i, (w, b) in enumerate(layers):
+        lin = torch.nn.Linear(w.shape[1], w.shape[0])
+        lin.weight.data = torch.from_numpy(w.copy())
+        lin.bias.data = torch.from_numpy(b.copy())
+        mods += [lin] if i == len(layers) - 1 else [lin, torch.nn.ReLU()]
+    return torch.nn.Sequential(*mods)
+
+
+def _layers_of(net) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in net if hasattr(m, "weight")]
 
 
 def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generation: int) -> tuple[BeliefModel, dict[str, float]]:
@@ -209,17 +351,11 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
     y = torch.from_numpy(data["label"])
     log_prior = torch.log(torch.clamp(prior, min=1e-300))  # float64: as exact as the product in combine
     allowed = prior > 0
-    layers = []
-    for i, (w, b) in enumerate(model.layers):
-        lin = torch.nn.Linear(w.shape[1], w.shape[0])
-        lin.weight.data = torch.from_numpy(w.copy())
-        lin.bias.data = torch.from_numpy(b.copy())
-        layers += [lin] if i == len(model.layers) - 1 else [lin, torch.nn.ReLU()]
-    net = torch.nn.Sequential(*layers)
+    net = _torch_mlp(model.layers, torch)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, weight_decay=1e-5)
 
     def log_posterior(rows) -> torch.Tensor:
-        z = torch.where(allowed[rows], log_prior[rows] + net(x[rows]).double(), torch.full((len(rows), OUTPUT_SIZE), -1e300,
+        z = torch.where(allowed[rows], log_prior[rows] + net(x[rows].float()).double(), torch.full((len(rows), OUTPUT_SIZE), -1e300,
                                                                                            dtype=torch.float64))
         return torch.log_softmax(z, dim=-1)
 
@@ -237,7 +373,7 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
     prior_joint = float(-np.log(np.maximum(pv[np.arange(len(yv)), yv], 1e-12)).mean()) if len(yv) else float("nan")
     prior_book = (float(-np.log(np.maximum(pv.reshape(-1, 2, NUM_BOOKS).sum(1)[np.arange(len(yv)), yv % NUM_BOOKS], 1e-12)).mean())
                   if len(yv) else float("nan"))
-    best = (*held_out_nats(), [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in net if isinstance(m, torch.nn.Linear)])
+    best = (*held_out_nats(), _layers_of(net))
     for _ in range(cfg.epochs):
         order = rng.permutation(train_rows)
         for i in range(0, len(order), cfg.batch_size):
@@ -248,15 +384,16 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
             opt.step()
         joint, book = held_out_nats()
         if not len(val_rows) or joint < best[0]:  # nothing held out: the last epoch
-            best = (joint, book, [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in net if isinstance(m, torch.nn.Linear)])
+            best = (joint, book, _layers_of(net))
     fitted = BeliefModel(best[2], model.meta)
     return fitted, {"examples": len(train_rows), "held_out": len(val_rows), "prior_joint": prior_joint,
                     "prior_book": prior_book, "model_joint": best[0], "model_book": best[1]}
 
 
-def evaluate(model: BeliefModel, cfg: ArkhamBeliefConfig) -> list[dict[str, Any]]:
-    """Step 4: the team's win share (and its 95% Wilson interval) against each evaluation Black Man
-    at every table size, on the fixed seed series ``evaluation.seed``: the same deals every generation."""
+def evaluate(model: BeliefModel, cfg: ArkhamBeliefConfig, black_man: VoteValueModel | None = None) -> list[dict[str, Any]]:
+    """Step 4: win shares (and 95% Wilson intervals) on the fixed seed series ``evaluation.seed``
+    (the same deals every generation) at every table size: the team against each evaluation
+    Black Man and, given the learned ``black_man``, him against each evaluation team."""
     from club_envs.evaluation import play_series
     from club_envs.stats import wilson_interval
     from club_envs.games import load_game
@@ -271,17 +408,23 @@ def evaluate(model: BeliefModel, cfg: ArkhamBeliefConfig) -> list[dict[str, Any]
             def make(name: str, seed: int | None) -> Any:
                 if name == "__belief__":
                     return BeliefAgent(model, name="belief")
+                if name == "__black_man__":
+                    return BlackManAgent(black_man, name=SELF)
                 from club_envs.agents.registry import load as load_agent
 
                 return load_agent(name, game=game, config=config, seed=seed)
 
-            roles = {"leader": "__belief__", "member": "__belief__", "investigator": "__belief__", BLACK_MAN: opponent}
-            result = play_series(game, config, role_agents=roles, games=cfg.eval_games, seed=cfg.eval_seed, make=make,
-                                 keep_records=True)
-            wins = sum(rec["result"]["winner"] == "team" for rec in result.records)
-            lo, hi = wilson_interval(wins, cfg.eval_games)
-            rows.append({"players": n, "opponent": opponent, "games": cfg.eval_games, "win_share": wins / cfg.eval_games,
-                         "ci_lo": lo, "ci_hi": hi})
+            sides = [("team", {"leader": "__belief__", "member": "__belief__", "investigator": "__belief__", BLACK_MAN: opponent})]
+            if black_man is not None:
+                sides.append((BLACK_MAN, {"leader": opponent, "member": opponent, "investigator": opponent,
+                                          BLACK_MAN: "__black_man__"}))
+            for side, roles in sides:
+                result = play_series(game, config, role_agents=roles, games=cfg.eval_games, seed=cfg.eval_seed, make=make,
+                                     keep_records=True)
+                wins = sum((rec["result"]["winner"] == "team") == (side == "team") for rec in result.records)
+                lo, hi = wilson_interval(wins, cfg.eval_games)
+                rows.append({"side": side, "players": n, "opponent": opponent, "games": cfg.eval_games,
+                             "win_share": wins / cfg.eval_games, "ci_lo": lo, "ci_hi": hi})
     return rows
 
 
@@ -292,67 +435,109 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
                                               lambda c: dict(c.raw))
     say = print if progress else (lambda *a, **k: None)
     done = int(state.get("generation", 0))
+    black_man = VoteValueModel.untrained(cfg.bm_hidden, seed=cfg.seed) if cfg.learns_black_man else None
     if done:
         model = BeliefModel.load(run_dir / f"gen_{done:03d}" / "belief.npz")
+        if black_man is not None:
+            black_man = VoteValueModel.load(run_dir / f"gen_{done:03d}" / BLACK_MAN_FILE)
         say(f"resumed {run_dir} after generation {done}")
     else:
         model = BeliefModel.untrained(cfg.hidden, seed=cfg.seed)
     best = state.get("best", {"generation": 0, "score": -1.0})
+    best_bm = state.get("best_black_man", {"generation": 0, "score": -1.0})
     decisions = int(state.get("decisions", 0))
+    votes = int(state.get("black_man_votes", 0))
     elapsed = float(state.get("seconds", 0.0))
     started = time.time()
     for generation in range(done + 1, cfg.generations + 1):
         gen_dir = run_dir / f"gen_{generation:03d}"
         gen_dir.mkdir(exist_ok=True)
         start = time.time()
-        data = play_generation(model, cfg, generation)  # after a stop mid-generation: the same games again
+        # --- 1-2. play and label (after a stop mid-generation: the same games again) ------------
+        data = play_generation(model, cfg, generation, black_man)
         np.savez_compressed(gen_dir / "examples.npz", **data)
         decisions += len(data["label"])
+        votes += len(data.get("bm_vote", ()))
         window = [run_dir / f"gen_{g:03d}" / "examples.npz" for g in range(max(1, generation - cfg.window + 1), generation)]
         merged = _merge([dict(np.load(p)) for p in window if p.is_file()] + [data])
+        del data
         played = time.time() - start
+        # --- 3. fit both sides on the window's examples -------------------------------------------
         model, stats = fit(model, merged, cfg, generation)
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions,
                                            **{k: float(v) for k, v in stats.items()}})
-        rows = evaluate(model, cfg)
+        if black_man is not None:
+            black_man, bm_stats = fit_black_man(merged, cfg, generation)
+            black_man.save(gen_dir / BLACK_MAN_FILE, {"generation": generation, "votes": votes,
+                                                      **{k: float(v) for k, v in bm_stats.items()}})
+            black_man = VoteValueModel.load(gen_dir / BLACK_MAN_FILE)  # its meta now says it was fitted
+            run_folder.append_csv(run_dir / "black_man_progress.csv",
+                                  [[generation, bm_stats["fit_votes"], bm_stats["held_out"], f"{bm_stats['agree_share']:.4f}",
+                                    f"{bm_stats['constant_nats']:.4f}", f"{bm_stats['model_nats']:.4f}"]],
+                                  ["generation", "votes", "held_out", "agree_share", "constant_nats", "model_nats"])
+        del merged
+        # --- 4. evaluate on the fixed seed series; keep each side's best ----------------------------
+        try:
+            rows = evaluate(model, cfg, black_man)
+        except Exception as exc:  # noqa: BLE001 -- one failed evaluation must not cost the run
+            print(f"generation {generation}: evaluation failed ({type(exc).__name__}: {exc}); "
+                  "the generation is kept, its best-model choice is skipped", file=sys.stderr)
+            rows = None
         run_folder.append_csv(run_dir / "progress.csv", [[generation, stats["examples"], stats["held_out"], f"{stats['prior_joint']:.4f}",
                                                 f"{stats['model_joint']:.4f}", f"{stats['prior_book']:.4f}", f"{stats['model_book']:.4f}",
                                                 f"{played:.0f}", f"{time.time() - start:.0f}"]],
                     ["generation", "examples", "held_out", "prior_nats", "model_nats", "prior_book_nats", "model_book_nats",
                      "play_seconds", "seconds"])
+        steps = {"team": decisions, BLACK_MAN: votes}
         run_folder.append_csv(run_dir / "evaluations.csv",
-                    [[decisions, "team", decisions, r["opponent"], r["players"], r["games"], r["win_share"], r["ci_lo"], r["ci_hi"]]
-                     for r in rows], EVALUATION_COLUMNS)
-        score = float(np.mean([r["win_share"] for r in rows])) if rows else 0.0
-        if not rows or score > best["score"]:  # without evaluation games the latest generation is the best
-            (run_dir / "best").mkdir(exist_ok=True)
-            shutil.copyfile(gen_dir / "belief.npz", run_dir / "best" / "belief.npz")
-            best = {"generation": generation, "score": score}
+                    [[decisions + votes, r["side"], steps[r["side"]], r["opponent"], r["players"], r["games"], r["win_share"],
+                      r["ci_lo"], r["ci_hi"]] for r in rows or []], EVALUATION_COLUMNS)
+        (run_dir / "best").mkdir(exist_ok=True)
+        if rows is not None:
+            best = _keep_best(rows, "team", best, generation, gen_dir / "belief.npz", run_dir / "best" / "belief.npz")
+            if black_man is not None:
+                best_bm = _keep_best(rows, BLACK_MAN, best_bm, generation, gen_dir / BLACK_MAN_FILE,
+                                     run_dir / "best" / BLACK_MAN_FILE)
         elapsed += time.time() - start
-        run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "best": best, "seconds": elapsed})
+        run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "black_man_votes": votes,
+                                        "best": best, "best_black_man": best_bm, "seconds": elapsed})
         say(f"generation {generation}/{cfg.generations}: held-out nats {stats['prior_joint']:.3f} -> {stats['model_joint']:.3f} "
-            f"(true book {stats['prior_book']:.3f} -> {stats['model_book']:.3f}); team win share "
-            + ", ".join(f"{r['players']}p vs {r['opponent']} {r['win_share']:.3f}" for r in rows), flush=True)
+            f"(true book {stats['prior_book']:.3f} -> {stats['model_book']:.3f}); win share "
+            + ", ".join(f"{r['side']} {r['players']}p vs {r['opponent']} {r['win_share']:.3f}" for r in rows or []), flush=True)
     if (run_dir / "evaluations.csv").is_file() and len((run_dir / "evaluations.csv").read_text().splitlines()) > 1:
         try:
             from club_envs.training.curves import plot
 
-            plot(run_dir, run_dir / "learning_curve.png", title="Arkham team belief iteration")
+            title = "Arkham self-play belief iteration" if cfg.learns_black_man else "Arkham team belief iteration"
+            plot(run_dir, run_dir / "learning_curve.png", title=title)
         except Exception as exc:  # noqa: BLE001 -- a missing plot must not fail a finished run
             print(f"learning curve not drawn: {type(exc).__name__}: {exc}", file=sys.stderr)
-    say(f"run folder: {run_dir} (best generation {best['generation']}; {time.time() - started:.0f} s this time)")
+    say(f"run folder: {run_dir} (best generation {best['generation']}"
+        + (f", best Black Man {best_bm['generation']}" if cfg.learns_black_man else "")
+        + f"; {time.time() - started:.0f} s this time)")
     return run_dir
+
+
+def _keep_best(rows: list[dict[str, Any]], side: str, best: dict[str, Any], generation: int, source: Path,
+               target: Path) -> dict[str, Any]:
+    """``source`` becomes ``target`` when its mean win share on the evaluation series beats the
+    best so far (without evaluation games: always, the latest generation is the best)."""
+    mine = [r["win_share"] for r in rows if r["side"] == side]
+    score = float(np.mean(mine)) if mine else 0.0
+    if mine and score <= best["score"]:
+        return best
+    shutil.copyfile(source, target)
+    return {"generation": generation, "score": score}
 
 
 def _merge(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The examples of several generations, with game ids kept apart."""
-    out: dict[str, list] = {"x": [], "prior": [], "label": [], "game": []}
+    out: dict[str, list] = {}
     offset = 0
     for part in parts:
-        for key in ("x", "prior", "label"):
-            out[key].append(part[key])
-        out["game"].append(part["game"] + offset)
-        offset += int(part["game"].max()) + 1
+        for key, value in part.items():
+            out.setdefault(key, []).append(value + offset if key in ("game", "bm_game") else value)
+        offset += int(part["game"].max()) + 1  # every game of a part has its id in "game" (bm_game is a subset)
     return {k: np.concatenate(v) for k, v in out.items()}
 
 

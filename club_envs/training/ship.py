@@ -85,16 +85,29 @@ def ship_belief(args: argparse.Namespace) -> int:
     arkham = file_game(source) == arkham_belief_model.GAME_NAME  # an unreadable file: its loader says why
     module = arkham_belief_model if arkham else members_only_belief_model
     model = module.BeliefModel.load(source)  # refuse to ship what cannot be read back
+    black_man = None
+    if arkham and (args.run_dir / "best" / "black_man.npz").is_file():  # a self-play run: both sides
+        from club_envs.arkham_decoders.vote_value import VoteValueModel
+
+        black_man = VoteValueModel.load(args.run_dir / "best" / "black_man.npz")
     SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
     model.save(SHIPPED_DIR / f"{args.name}.npz", {"name": args.name})
+    if black_man is not None:
+        black_man.save(SHIPPED_DIR / f"{args.name}_black_man.npz", {"name": args.name})
     config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
     state = json.loads((args.run_dir / "state.json").read_text())
     config_name = args.run_dir.name.rsplit("-", 2)[0]
     curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
     card = {
         "name": args.name, "kind": "belief", "game": "arkham_decoders" if arkham else "members_only",
-        "side": "team" if arkham else "player", "roles": ["leader", "member", "investigator"] if arkham else None,
+        "side": ("both" if black_man is not None else "team") if arkham else "player",
+        "roles": (["leader", "member", "investigator"] + (["black_man"] if black_man is not None else [])) if arkham else None,
         "file": f"{args.name}.npz", "acting": "deterministic (the heuristic's decision rule on the learned belief)",
+        "black_man": None if black_man is None else {
+            "file": f"{args.name}_black_man.npz", "generation": black_man.meta.get("generation"),
+            "votes": black_man.meta.get("votes"), "obs_size": black_man.INPUT_SIZE,
+            "hidden": [int(w.shape[0]) for w, _ in black_man.layers[:-1]],
+            "acting": "deterministic (the vote with the higher learned chance of winning; oppose on a tie)"},
         "obs_size": module.INPUT_SIZE, "num_actions": module.OUTPUT_SIZE,
         "network": {"hidden": [int(w.shape[0]) for w, _ in model.layers[:-1]], "activation": "relu"},
         "generation": model.meta.get("generation"), "generations_run": state["generation"],
@@ -107,7 +120,8 @@ def ship_belief(args: argparse.Namespace) -> int:
     }
     (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
     (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
-    print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.npz')}")
+    print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.npz')}"
+          + (f" and {SHIPPED_DIR / (args.name + '_black_man.npz')}" if black_man is not None else ""))
     return 0
 
 
@@ -127,6 +141,27 @@ def state_steps_short(state: dict, config: dict) -> bool:
 
 def render_card(card: dict) -> str:
     hours = (card["training_seconds"] or 0) / 3600
+    if card.get("kind") == "belief" and card["game"] == "arkham_decoders" and card.get("black_man"):
+        bm = card["black_man"]
+        lines = [
+            f"# Model card: `{card['name']}`", "",
+            "- game: arkham_decoders; sides: both (the team's roles leader, member, investigator, and the Black Man; "
+            "4-6 players), learned by self-play: no scripted bot at any training table",
+            f"- team file: `{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, MLP "
+            f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
+            "(relu), a posterior over (which advisor is the Black Man) x (which book is true) from the seat's view; "
+            "the team roles play the `heuristic` team's rules on that belief",
+            f"- Black Man file: `{bm['file']}`: a vote-value model, MLP {bm['obs_size']} -> "
+            f"{' -> '.join(map(str, bm['hidden']))} -> 2 (relu), his chance of winning after agree and after oppose; "
+            f"{bm['acting']}",
+            f"- trained with: `{card['command']}` (self-play belief iteration, club_envs/training/arkham_belief.py); "
+            f"team model of generation {card['generation']}, Black Man of generation {bm['generation']}, of "
+            f"{card['generations_run']} run; the run played {card['run_decisions']:,} team decisions; training wall "
+            f"time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
+            + (" (stopped before its last generation; `--resume` continues it)" if card.get("stopped_early") else ""),
+            f"- load: `club_envs.agents.load({card['name']!r})` (every role)", "",
+        ]
+        return "\n".join(lines + _card_body(card))
     if card.get("kind") == "belief" and card["game"] == "arkham_decoders":
         learned = (f"learned from {card['decisions']:,} team decisions of its games" if card.get("decisions")
                    else f"the run's generations played {card['run_decisions']:,} team decisions in all")
@@ -211,7 +246,9 @@ def _card_body(card: dict) -> list[str]:
 def render_exploitability(card: dict) -> list[str]:
     """The card's exploitability section from ``club-envs exploit`` results. Figures belong to the
     weights they were measured against: new weights shipped without them say so instead of
-    keeping an older agent's figures."""
+    keeping an older agent's figures. A warm-started run (``--warm-start``) also shows the
+    responder right after imitation and what PPO added to it; a run may carry its ``wall`` time
+    and a ``note`` (how to read it)."""
     lines = ["## Exploitability", ""]
     if not card.get("exploit"):
         return lines + ["Not measured for these weights: `club-envs exploit "
@@ -221,18 +258,34 @@ def render_exploitability(card: dict) -> list[str]:
               "short budget gives only a **lower bound** on how exploitable an agent is.", ""]
     for run in card["exploit"]:
         s = run["settings"]
+        warm = f" --warm-start {s['warm_start'] or 'none'}" if "warm_start" in s else ""
         lines += [f"`club-envs exploit {s['agent']} --game {s['game']} --players {s['players']} "
-                  f"--steps {s['steps']} --eval-games {s['eval_games']} --seed {s['seed']}`", "",
-                  "| frozen agent | responder side | responder steps | responder wins [95% interval] | parity | gain |",
-                  "|---|---|---|---|---|---|"]
+                  f"--steps {s['steps']} --eval-games {s['eval_games']} --seed {s['seed']}{warm}`", ""]
+        if s.get("warm_start"):
+            lines += [f"The responder first imitated `{s['warm_start']}` on its own seat or side (agreeing with "
+                      "it on the share of decisions shown), then learned by PPO; *after imitation* is its win "
+                      "share before PPO, *PPO gain* what PPO added to it.", ""]
+        if run.get("wall"):
+            lines += [f"Wall time: {run['wall']}.", ""]
+        imitated = any("imitated" in r for r in run["results"])
+        lines += ["| frozen agent | responder side | responder steps | responder wins [95% interval] | parity | gain |"
+                  + (" after imitation [95% interval] (agreement) | PPO gain |" if imitated else ""),
+                  "|---|---|---|---|---|---|" + ("---|---|" if imitated else "")]
         for r in run["results"]:
             rows = [r] + ([r["baseline"]] if r.get("baseline") else [])
             for row in rows:
                 lo, hi = row["win_share_95ci"]
-                lines.append(f"| {row['target']} | {r['side']} | {r['steps']:,} | {row['win_share']:.3f} "
-                             f"[{lo:.3f}, {hi:.3f}] ({r['games']} games) | {row['parity']:.3f} | "
-                             f"{row['gain_over_parity']:+.3f} |")
+                line = (f"| {row['target']} | {r['side']} | {r['steps']:,} | {row['win_share']:.3f} "
+                        f"[{lo:.3f}, {hi:.3f}] ({r['games']} games) | {row['parity']:.3f} | "
+                        f"{row['gain_over_parity']:+.3f} |")
+                if "imitated" in row:
+                    im = row["imitated"]
+                    line += (f" {im['win_share']:.3f} [{im['win_share_95ci'][0]:.3f}, {im['win_share_95ci'][1]:.3f}] "
+                             f"({im['agreement']:.1%}) | {row['gain_over_imitation']:+.3f} |")
+                lines.append(line)
         lines.append("")
+        if run.get("note"):
+            lines += [run["note"], ""]
     return lines
 
 

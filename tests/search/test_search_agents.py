@@ -161,13 +161,13 @@ def test_the_members_only_light_rollout_bets_and_discards_as_the_heuristic():
 
 
 def test_members_only_ismcts_searches_bets_by_paired_play_outs_and_plays_the_heuristics_cards():
-    """The default: bets compared in the same sampled worlds; reveals and discards are the
-    heuristic's own choice (cards=1), so they need no play-outs."""
+    """Bets compared in the same sampled worlds; with the heuristic's estimates, reveals and
+    discards are the heuristic's own choice (cards=1), so they need no play-outs."""
     from club_envs.members_only.bots import HeuristicAgent
     from club_envs.members_only.engine import BET, State
 
     config = MO.Config(num_players=4)
-    agent = load("ismcts:paired=3", game=MO, config=config, seed=2)
+    agent = load("ismcts:paired=3:estimates=heuristic", game=MO, config=config, seed=2)
     heuristic = HeuristicAgent(seed=0)
     bots = [HeuristicAgent(seed=s) for s in range(4)]
     state = State(config, seed=4)

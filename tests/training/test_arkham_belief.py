@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 import yaml
 
+from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.belief_agent import BeliefAgent
 from club_envs.arkham_decoders.belief_model import BeliefModel, advisor_slots
 from club_envs.arkham_decoders.bots import HeuristicAgent
 from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
+from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
 from club_envs.training import arkham_belief
 from club_envs.training import config as configs
 from club_envs.training import train as trainer
@@ -29,8 +31,8 @@ TINY = {"recipe": "arkham_belief_iteration", "game": {"num_players": [4, 6]},
 
 def test_labels_name_the_black_mans_advisor_slot_and_the_true_book():
     config = Config(num_players=5)
-    observations, views, labels, _ = arkham_belief.play_game(config, BeliefAgent(BeliefModel.untrained((8,))),
-                                                             HeuristicAgent(), seed=3)
+    played = arkham_belief.play_game(config, BeliefAgent(BeliefModel.untrained((8,))), HeuristicAgent(), seed=3)
+    observations, views, labels = played.observations, played.views, played.labels
     assert labels and len(labels) == len(views) == len(observations)
     from club_envs.arkham_decoders.engine import State
 
@@ -42,13 +44,37 @@ def test_labels_name_the_black_mans_advisor_slot_and_the_true_book():
         assert view.seat != truth.black_man_seat
 
 
+def test_the_black_mans_examples_are_his_votes_and_the_outcome():
+    """Every vote of the Black Man is kept, in order, with the vote he cast and whether the team
+    won; the game's record, played again with the same agents and seed, says the same."""
+    from club_envs.arkham_decoders.engine import State
+    from club_envs.arkham_decoders.match import play_match
+
+    config = Config(num_players=6)
+    black_man = BlackManAgent(VoteValueModel.untrained((8,)), exploration=0.5)
+    team = BeliefAgent(BeliefModel.untrained((8,)))
+    for seed in range(4):
+        played = arkham_belief.play_game(config, team, black_man, seed=seed)
+        record = play_match(config, lambda seat, role: black_man if role == "black_man" else team, seed=seed)
+        seat = State(config, seed=seed).black_man_seat
+        votes = [("agree", "oppose").index(e["vote"]) for e in record["events"] if e["type"] == "vote" and e["seat"] == seat]
+        assert played.bm_votes == votes and len(played.bm_views) == len(votes) == len(played.bm_observations)
+        assert all(v.identity == "black_man" and v.seat == seat for v in played.bm_views)
+        assert played.team_won == (record["result"]["winner"] == "team")
+    assert VOTES == (A.AGREE, A.OPPOSE)
+
+
 @pytest.mark.parametrize("change, message", [
     ({"selfplay": {"generations": 0}}, "selfplay.generations: 0 is not allowed; allowed values: 1..1000"),
     ({"selfplay": {"gamez": 3}}, "selfplay: unknown key 'gamez'; allowed keys: games, generations, opponents, window"),
     ({"game": {"num_players": [3, 4]}}, "game.num_players[0]: 3 is not allowed; allowed values: 4, 5, 6"),
     ({"game": {"name": "members_only"}}, "game.name: 'members_only' is not allowed; allowed values: arkham_decoders"),
     ({"selfplay": {"opponents": ["arkham_black_man"]}}, "selfplay.opponents[0]: 'arkham_black_man' is not allowed; "
-                                                       "allowed values: heuristic, random"),
+                                                       "allowed values: heuristic, random, self"),
+    ({"selfplay": {"opponents": ["self", "self"]}}, "selfplay.opponents: "),
+    ({"black_man": {"exploration": 1.5}}, "black_man.exploration: 1.5 is not allowed"),
+    ({"black_man": {"epsilon": 0.1}}, "black_man: unknown key 'epsilon'; allowed keys: batch_size, epochs, exploration, "
+                                      "hidden, learning_rate"),
     ({"evaluation": {"opponents": ["ismcts"]}}, "evaluation.opponents[0]: 'ismcts' is not allowed"),
     ({"training": {"validation_share": 1}}, "training.validation_share: 1 is not allowed"),
     ({"model": {"hidden": []}}, "model.hidden: "),
@@ -64,6 +90,14 @@ def test_the_example_config_is_the_one_of_the_shipped_run():
     assert cfg.num_players == (4, 5, 6) and cfg.opponents == ("heuristic",) and cfg.generations == 4
     assert (cfg.games, cfg.window, cfg.hidden, cfg.epochs, cfg.batch_size) == (1500, 2, (128, 128), 6, 1024)
     assert (cfg.eval_games, cfg.eval_opponents, cfg.eval_seed, cfg.seed) == (300, ("heuristic",), 18, 0)
+
+
+def test_the_self_play_config_is_the_one_of_the_shipped_pair():
+    cfg = arkham_belief.ArkhamBeliefConfig.load(CONFIG_DIR / "arkham_selfplay_belief.yaml")
+    assert cfg.learns_black_man and cfg.opponents == ("self",) and cfg.generations == 12
+    assert (cfg.games, cfg.window, cfg.bm_exploration, cfg.bm_hidden, cfg.bm_epochs) == (1500, 2, 0.2, (128, 128), 6)
+    assert (cfg.eval_games, cfg.eval_opponents, cfg.eval_seed, cfg.seed) == (300, ("heuristic",), 18, 0)
+    assert not arkham_belief.ArkhamBeliefConfig.load(CONFIG_DIR / "arkham_team_belief.yaml").learns_black_man
 
 
 def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):
@@ -117,3 +151,56 @@ def test_a_run_too_small_to_hold_out_a_game_still_fits(tmp_path):
     assert json.loads((run / "state.json").read_text())["generation"] == 1
     assert len((run / "evaluations.csv").read_text().splitlines()) == 1  # the header: no evaluation games
     BeliefModel.load(run / "best" / "belief.npz")
+
+
+SELF_PLAY = {**TINY, "selfplay": {"generations": 2, "games": 4, "opponents": ["self"]}, "black_man": {"hidden": [8], "epochs": 1}}
+
+
+def test_a_self_play_run_learns_both_sides_resumes_and_repeats(tmp_path):
+    path = tmp_path / "self.yaml"
+    path.write_text(yaml.safe_dump({**SELF_PLAY, "selfplay": {**SELF_PLAY["selfplay"], "generations": 1}}))
+    run = trainer.run(path, runs_dir=tmp_path / "a", progress=False)
+    for name in ("gen_001/black_man.npz", "best/black_man.npz", "best/belief.npz", "black_man_progress.csv"):
+        assert (run / name).is_file(), name
+    examples = np.load(run / "gen_001" / "examples.npz")
+    assert len(examples["bm_vote"]) == len(examples["bm_x"]) == len(examples["bm_won"]) > 0
+    assert set(np.unique(examples["bm_vote"])) <= {0, 1}
+    first = VoteValueModel.load(run / "gen_001" / "black_man.npz")
+    assert first.meta["generation"] == 1 and first.meta["votes"] == len(examples["bm_vote"])
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    cfg["selfplay"]["generations"] = 2
+    (run / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert arkham_belief.main(["--resume", str(run), "--no-progress"]) == 0
+    state = json.loads((run / "state.json").read_text())
+    assert state["generation"] == 2 and state["black_man_votes"] > len(examples["bm_vote"])
+    curves = read_evaluations(run)
+    assert set(curves) == {"team", "black_man"}
+    assert set(curves["black_man"]) == {("heuristic", 4), ("heuristic", 6)}
+    # the folder plays every role by name: the team's belief and the learned Black Man
+    from club_envs.agents import registry
+    from club_envs.agents.policy import RoleDispatchAgent
+    from club_envs.games import load_game
+
+    agent = registry.load(str(run), game=load_game("arkham_decoders"), config=Config(num_players=5))
+    assert isinstance(agent, RoleDispatchAgent)
+    again = tmp_path / "again.yaml"
+    again.write_text(yaml.safe_dump(SELF_PLAY))
+    assert arkham_belief.main(["--config", str(again), "--runs-dir", str(tmp_path / "b"), "--no-progress"]) == 0
+    (other,) = (tmp_path / "b").iterdir()
+    for name in ("gen_002/black_man.npz", "best/black_man.npz"):
+        la, lb = VoteValueModel.load(run / name).layers, VoteValueModel.load(other / name).layers
+        assert all(np.array_equal(x, y) for (wa, ba), (wb, bb) in zip(la, lb) for x, y in ((wa, wb), (ba, bb)))
+    assert (run / "evaluations.csv").read_text() == (other / "evaluations.csv").read_text()
+
+
+def test_a_failing_evaluation_costs_no_generation(tmp_path, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("evaluation series unavailable")
+
+    monkeypatch.setattr(arkham_belief, "evaluate", broken)
+    path = tmp_path / "self.yaml"
+    path.write_text(yaml.safe_dump(SELF_PLAY))
+    run = trainer.run(path, runs_dir=tmp_path / "runs", progress=False)
+    assert json.loads((run / "state.json").read_text())["generation"] == 2
+    assert "evaluation failed (RuntimeError: evaluation series unavailable)" in capsys.readouterr().err
+    VoteValueModel.load(run / "gen_002" / "black_man.npz")

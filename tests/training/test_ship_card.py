@@ -102,3 +102,39 @@ def test_an_arkham_belief_run_ships_as_the_team_and_loads_by_name(tmp_path, monk
     assert (shipped / "tiny_team_curve.png").is_file()
     agent = registry.load("tiny_team", game=load_game("arkham_decoders"), config=Config(num_players=4))
     assert isinstance(agent, RoleDispatchAgent)
+
+
+def test_an_arkham_self_play_run_ships_both_sides_with_a_card(tmp_path, monkeypatch):
+    """A self-play belief run (the Black Man learned too) ships the team belief and the Black Man's
+    vote values together; the shipped name plays every role."""
+    import yaml
+
+    from club_envs.agents import registry
+    from club_envs.arkham_decoders.belief_agent import BeliefAgent
+    from club_envs.arkham_decoders.match import play_match
+    from club_envs.arkham_decoders.rules import Config
+    from club_envs.arkham_decoders.vote_value import BlackManAgent
+    from club_envs.games import load_game
+    from club_envs.training import ship
+    from club_envs.training import train as trainer
+
+    config = tmp_path / "arkham_selfplay_tiny.yaml"
+    config.write_text(yaml.safe_dump({"recipe": "arkham_belief_iteration", "game": {"num_players": 4},
+                                      "selfplay": {"generations": 1, "games": 3, "opponents": ["self"]},
+                                      "model": {"hidden": [8]}, "black_man": {"hidden": [4], "epochs": 1},
+                                      "training": {"epochs": 1, "validation_share": 0.5}, "evaluation": {"games": 2}}))
+    run_dir = trainer.run(config, runs_dir=tmp_path / "runs", progress=False)
+    shipped = tmp_path / "shipped"
+    monkeypatch.setattr(ship, "SHIPPED_DIR", shipped)
+    monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
+    files = {**{role: "tiny_sp.npz" for role in ("leader", "member", "investigator")}, "black_man": "tiny_sp_black_man.npz"}
+    monkeypatch.setitem(registry.SHIPPED, "tiny_sp", ("arkham_decoders_club", files))
+    assert ship.main([str(run_dir), "--side", "both", "--name", "tiny_sp"]) == 0
+    card = json.loads((shipped / "tiny_sp.json").read_text())
+    assert (card["side"], card["roles"]) == ("both", ["leader", "member", "investigator", "black_man"])
+    assert card["black_man"]["file"] == "tiny_sp_black_man.npz" and card["black_man"]["hidden"] == [4]
+    text = (shipped / "tiny_sp.md").read_text()
+    assert "sides: both" in text and "no scripted bot at any training table" in text and "-> 4 -> 2" in text
+    agent = registry.load("tiny_sp", game=load_game("arkham_decoders"), config=Config(num_players=4))
+    assert isinstance(agent.by_role["black_man"], BlackManAgent) and isinstance(agent.by_role["leader"], BeliefAgent)
+    assert play_match(Config(num_players=4), lambda seat, role: agent, seed=1)["result"]["winners"]

@@ -19,7 +19,8 @@ def test_every_shipped_agent_is_installed_with_its_model_card():
         for f in set(files.values()):
             assert (SHIPPED_DIR / f).is_file(), f"{name}: {f} missing"
             stem = f.rsplit(".", 1)[0]  # a policy file (.pt) or a belief file (.npz)
-            card = (SHIPPED_DIR / f"{stem}.md").read_text()
+            own = SHIPPED_DIR / f"{stem}.md"  # a file's own card, or its agent's (a pair shipped together)
+            card = (own if own.is_file() else SHIPPED_DIR / f"{name}.md").read_text()
             assert "## Evaluation" in card and "club-envs train" in card and "## Training config" in card
 
 

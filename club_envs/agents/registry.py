@@ -152,14 +152,17 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
 
 
 def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any = None) -> Agent:
-    """A belief file's agent, for the game its meta names; it decides deterministically."""
-    file_game = _belief_game(path)
+    """A belief file's agent, for the game and kind of model its meta names; it decides deterministically."""
+    from club_envs.agents.belief_file import file_kind
+
+    meta = _belief_meta(path)
+    file_game = meta["game"] if isinstance(meta.get("game"), str) else "members_only"
     label = {"members_only": "Members Only", "arkham_decoders_club": "Arkham Decoders Club"}.get(file_game, file_game)
     if game is not None and getattr(game, "RECORD_NAME", None) != file_game:
         raise ValueError(f"{path} is a {label} belief file; it cannot play {game.RECORD_NAME}")
     if deterministic is False:
         raise ValueError(f"{name!r}: a belief agent always takes the heuristic's choice; ':sample' does not apply")
-    if file_game == "arkham_decoders_club" and _belief_kind(path) == "black_man_vote_value":
+    if file_game == "arkham_decoders_club" and file_kind(meta) == "black_man_vote_value":
         from club_envs.arkham_decoders.vote_value import BlackManAgent
 
         return BlackManAgent.from_file(path, name=name)
@@ -172,22 +175,15 @@ def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any =
     return BeliefAgent.from_file(path, name=name)
 
 
-def _belief_game(path: Path) -> str:
-    """The game a belief file's meta names; ``members_only`` when it names none or cannot be read
-    (that loader then says what is wrong with the file)."""
-    from club_envs.agents.belief_file import file_game
-
-    return file_game(path) or "members_only"
-
-
-def _belief_kind(path: Path) -> str | None:
-    """What a belief file's model predicts, or ``None`` when it cannot be read (the loader says why)."""
-    from club_envs.agents.belief_file import BeliefFileError, file_kind, read
+def _belief_meta(path: Path) -> dict[str, Any]:
+    """A belief file's meta, read once to pick its game's loader; empty when the file cannot be read
+    (a Members Only loader then says what is wrong with it)."""
+    from club_envs.agents.belief_file import BeliefFileError, read
 
     try:
-        return file_kind(read(path)[1])
+        return read(path)[1]
     except BeliefFileError:
-        return None
+        return {}
 
 
 def _file_roles(path: Path, game: Any = None) -> list[str] | None:

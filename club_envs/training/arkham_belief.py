@@ -67,6 +67,7 @@ from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValue
 from club_envs.arkham_decoders.vote_value import network_inputs as vote_inputs
 from club_envs.training import config as configs
 from club_envs.training import run_folder
+from club_envs.training.torch_mlp import to_layers, to_torch
 
 RECIPE = "arkham_belief_iteration"
 BOTS = ("heuristic", "random")  # the Black Men a config may name (the game's own bots)
@@ -80,9 +81,7 @@ SCHEMA: dict[str, Any] = {
         "recipe": {"enum": [RECIPE]},
         "game": {"type": "object", "additionalProperties": False, "properties": {
             "name": {"enum": ["arkham_decoders"]},
-            "num_players": {"anyOf": [{"enum": list(PLAYER_COUNTS)},
-                                      {"type": "array", "minItems": 1, "uniqueItems": True,
-                                       "items": {"enum": list(PLAYER_COUNTS)}}]},
+            "num_players": configs.table_sizes_schema(PLAYER_COUNTS),
         }},
         "selfplay": {"type": "object", "additionalProperties": False, "properties": {
             "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
@@ -92,15 +91,13 @@ SCHEMA: dict[str, Any] = {
         }},
         "black_man": {"type": "object", "additionalProperties": False, "properties": {
             "exploration": {"type": "number", "minimum": 0, "maximum": 1},
-            "hidden": {"type": "array", "minItems": 1, "maxItems": 6,
-                       "items": {"type": "integer", "minimum": 1, "maximum": 4096}},
+            "hidden": configs.HIDDEN_LAYERS_SCHEMA,
             "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
             "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
             "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
         }},
         "model": {"type": "object", "additionalProperties": False, "properties": {
-            "hidden": {"type": "array", "minItems": 1, "maxItems": 6,
-                       "items": {"type": "integer", "minimum": 1, "maximum": 4096}},
+            "hidden": configs.HIDDEN_LAYERS_SCHEMA,
         }},
         "training": {"type": "object", "additionalProperties": False, "properties": {
             "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
@@ -161,8 +158,7 @@ class ArkhamBeliefConfig:
     def from_mapping(cls, raw: Any, source: str = "config") -> ArkhamBeliefConfig:
         cfg = configs.checked(raw, SCHEMA, DEFAULTS, source)
         sp, tr, ev, bm = cfg["selfplay"], cfg["training"], cfg["evaluation"], cfg["black_man"]
-        players = cfg["game"]["num_players"]
-        players = (players,) if isinstance(players, int) else tuple(players)
+        players = configs.table_sizes(cfg["game"]["num_players"])
         return cls(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
                    tuple(cfg["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"], tr["epochs"],
                    float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]), ev["seed"], cfg["seed"], cfg,
@@ -240,9 +236,8 @@ def play_generation(model: BeliefModel, cfg: ArkhamBeliefConfig, generation: int
         config = Config(num_players=n)
         opponents = []
         for name in cfg.opponents:
-            if name == SELF:
-                fitted = black_man is not None and "generation" in black_man.meta
-                opponents.append(BlackManAgent(black_man, name=SELF, exploration=cfg.bm_exploration if fitted else 1.0))
+            if name == SELF:  # the first generation plays the untrained model: every vote at random
+                opponents.append(BlackManAgent(black_man, name=SELF, exploration=cfg.bm_exploration if generation > 1 else 1.0))
             else:
                 opponents.append(load_agent(name, game=game, config=config, seed=cfg.seed))
         for g in range(cfg.games):
@@ -283,7 +278,7 @@ def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generati
     held_out = rng.random(int(data["bm_game"].max()) + 1 if len(data["bm_game"]) else 1) < cfg.validation_share
     val = held_out[data["bm_game"]]
     train_rows, val_rows = np.flatnonzero(~val), np.flatnonzero(val)
-    net = _torch_mlp(model.layers, torch)
+    net = to_torch(model.layers)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.bm_learning_rate, weight_decay=1e-5)
 
     def loss(rows) -> torch.Tensor:
@@ -300,7 +295,7 @@ def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generati
     yv = data["bm_won"][val_rows]
     clipped = min(max(base, 1e-6), 1 - 1e-6)
     constant = float(-(yv * np.log(clipped) + (1 - yv) * np.log(1 - clipped)).mean()) if len(yv) else float("nan")
-    best = (held_out_nats(), _layers_of(net))
+    best = (held_out_nats(), to_layers(net))
     for _ in range(cfg.bm_epochs):
         order = rng.permutation(train_rows)
         for i in range(0, len(order), cfg.bm_batch_size):
@@ -311,26 +306,11 @@ def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generati
             opt.step()
         nats = held_out_nats()
         if not len(val_rows) or nats < best[0]:
-            best = (nats, _layers_of(net))
+            best = (nats, to_layers(net))
     agree_share = float((data["bm_vote"] == 0).mean()) if len(data["bm_vote"]) else float("nan")
     return VoteValueModel(best[1], {"hidden": list(cfg.bm_hidden)}), {
         "fit_votes": len(train_rows), "held_out": len(val_rows), "agree_share": agree_share,
         "constant_nats": constant, "model_nats": best[0]}
-
-
-def _torch_mlp(layers, torch):
-    """A torch copy of an MLP's layers (ReLU between them), to fit."""
-    mods = []
-    for i, (w, b) in enumerate(layers):
-        lin = torch.nn.Linear(w.shape[1], w.shape[0])
-        lin.weight.data = torch.from_numpy(w.copy())
-        lin.bias.data = torch.from_numpy(b.copy())
-        mods += [lin] if i == len(layers) - 1 else [lin, torch.nn.ReLU()]
-    return torch.nn.Sequential(*mods)
-
-
-def _layers_of(net) -> list[tuple[np.ndarray, np.ndarray]]:
-    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in net if hasattr(m, "weight")]
 
 
 def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generation: int) -> tuple[BeliefModel, dict[str, float]]:
@@ -351,7 +331,7 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
     y = torch.from_numpy(data["label"])
     log_prior = torch.log(torch.clamp(prior, min=1e-300))  # float64: as exact as the product in combine
     allowed = prior > 0
-    net = _torch_mlp(model.layers, torch)
+    net = to_torch(model.layers)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, weight_decay=1e-5)
 
     def log_posterior(rows) -> torch.Tensor:
@@ -373,7 +353,7 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
     prior_joint = float(-np.log(np.maximum(pv[np.arange(len(yv)), yv], 1e-12)).mean()) if len(yv) else float("nan")
     prior_book = (float(-np.log(np.maximum(pv.reshape(-1, 2, NUM_BOOKS).sum(1)[np.arange(len(yv)), yv % NUM_BOOKS], 1e-12)).mean())
                   if len(yv) else float("nan"))
-    best = (*held_out_nats(), _layers_of(net))
+    best = (*held_out_nats(), to_layers(net))
     for _ in range(cfg.epochs):
         order = rng.permutation(train_rows)
         for i in range(0, len(order), cfg.batch_size):
@@ -384,7 +364,7 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
             opt.step()
         joint, book = held_out_nats()
         if not len(val_rows) or joint < best[0]:  # nothing held out: the last epoch
-            best = (joint, book, _layers_of(net))
+            best = (joint, book, to_layers(net))
     fitted = BeliefModel(best[2], model.meta)
     return fitted, {"examples": len(train_rows), "held_out": len(val_rows), "prior_joint": prior_joint,
                     "prior_book": prior_book, "model_joint": best[0], "model_book": best[1]}
@@ -470,7 +450,6 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
             black_man, bm_stats = fit_black_man(merged, cfg, generation)
             black_man.save(gen_dir / BLACK_MAN_FILE, {"generation": generation, "votes": votes,
                                                       **{k: float(v) for k, v in bm_stats.items()}})
-            black_man = VoteValueModel.load(gen_dir / BLACK_MAN_FILE)  # its meta now says it was fitted
             run_folder.append_csv(run_dir / "black_man_progress.csv",
                                   [[generation, bm_stats["fit_votes"], bm_stats["held_out"], f"{bm_stats['agree_share']:.4f}",
                                     f"{bm_stats['constant_nats']:.4f}", f"{bm_stats['model_nats']:.4f}"]],

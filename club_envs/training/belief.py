@@ -57,6 +57,7 @@ from club_envs.members_only.observer import Observer
 from club_envs.members_only.rules import NUM_CATEGORIES, PLAYER_COUNTS, Config
 from club_envs.training import config as configs
 from club_envs.training import run_folder
+from club_envs.training.torch_mlp import to_layers, to_torch
 
 RECIPE = "belief_iteration"
 BOTS = ("heuristic", "random", "heuristic_sampled", "heuristic_bold")
@@ -69,9 +70,7 @@ SCHEMA: dict[str, Any] = {
         "recipe": {"enum": [RECIPE]},
         "game": {"type": "object", "additionalProperties": False, "properties": {
             "name": {"enum": ["members_only"]},
-            "num_players": {"anyOf": [{"enum": list(PLAYER_COUNTS)},
-                                      {"type": "array", "minItems": 1, "uniqueItems": True,
-                                       "items": {"enum": list(PLAYER_COUNTS)}}]},
+            "num_players": configs.table_sizes_schema(PLAYER_COUNTS),
         }},
         "selfplay": {"type": "object", "additionalProperties": False, "properties": {
             "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
@@ -81,8 +80,7 @@ SCHEMA: dict[str, Any] = {
             "opponent_share": {"type": "number", "minimum": 0, "maximum": 1},
         }},
         "model": {"type": "object", "additionalProperties": False, "properties": {
-            "hidden": {"type": "array", "minItems": 1, "maxItems": 6,
-                       "items": {"type": "integer", "minimum": 1, "maximum": 4096}},
+            "hidden": configs.HIDDEN_LAYERS_SCHEMA,
         }},
         "training": {"type": "object", "additionalProperties": False, "properties": {
             "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
@@ -136,8 +134,7 @@ class BeliefConfig:
         if sp["opponent_share"] > 0 and not sp["opponents"]:
             raise configs.ConfigFileError(f"{source}: selfplay.opponent_share: {sp['opponent_share']} needs "
                                           f"selfplay.opponents; allowed values: {', '.join(BOTS)}")
-        players = cfg["game"]["num_players"]
-        players = (players,) if isinstance(players, int) else tuple(players)
+        players = configs.table_sizes(cfg["game"]["num_players"])
         return cls(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]), float(sp["opponent_share"]),
                    tuple(cfg["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"], tr["epochs"],
                    float(tr["lr_decay"]), float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
@@ -243,7 +240,7 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
     held_games = rng.permutation(ids)[: int(round(len(ids) * cfg.validation_share))]
     is_held = np.isin(games, held_games)
     held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
-    net = _torch_net(model)
+    net = to_torch(model.layers)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     # The observations stay float16 (a million examples are 1 GB); each batch is widened on its own.
     tensors = [torch.from_numpy(a) for a in (observations, log_prior, allowed, targets.astype(np.int64))]
@@ -268,8 +265,7 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
             loss.backward()
             optimizer.step()
     prior = -np.take_along_axis(log_prior[held], targets[held, :, None].astype(np.int64), -1)
-    trained = BeliefModel([(lin.weight.detach().numpy().copy(), lin.bias.detach().numpy().copy())
-                           for lin in net if isinstance(lin, torch.nn.Linear)], model.meta)
+    trained = BeliefModel(to_layers(net), model.meta)
     return trained, {"nll_before": before, "nll_after": nll(held) if len(held) else float("nan"),
                      "nll_prior": float(prior.mean()) if len(held) else float("nan"),
                      "examples": int(len(train)), "held_out": int(len(held))}
@@ -284,21 +280,6 @@ def _prepared(observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         log_prior.append(clipped_log(prior))
         allowed.append(prior > 0)
     return np.concatenate(log_prior), np.concatenate(allowed)
-
-
-def _torch_net(model: BeliefModel):
-    import torch
-
-    layers = []
-    for i, (w, b) in enumerate(model.layers):
-        linear = torch.nn.Linear(w.shape[1], w.shape[0])
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(w))
-            linear.bias.copy_(torch.from_numpy(b))
-        layers.append(linear)
-        if i < len(model.layers) - 1:
-            layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
 
 
 def _loss(net, observations, log_prior, allowed, targets):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import copy
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,24 +84,26 @@ def _section(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict
     return {"type": "object", "properties": properties, "additionalProperties": False, "required": list(required)}
 
 
+def table_sizes_schema(counts: Sequence[int]) -> dict[str, Any]:
+    """``game.num_players`` of any training config: one of ``counts``, or a list of distinct ones."""
+    allowed = list(counts)
+    return {"anyOf": [{"enum": allowed}, {"type": "array", "items": {"enum": allowed}, "minItems": 1, "uniqueItems": True}]}
+
+
+def table_sizes(value: int | Sequence[int]) -> tuple[int, ...]:
+    """A checked ``game.num_players`` as a tuple of player counts."""
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+# The hidden layers of a learned model's MLP (the belief recipes' models)
+HIDDEN_LAYERS_SCHEMA: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": 6,
+                                        "items": {"type": "integer", "minimum": 1, "maximum": 4096}}
+
+
 def _players(game: str) -> dict[str, Any]:
-    allowed = list(GAMES[game])
     return {
         "if": {"properties": {"game": {"properties": {"name": {"const": game}}}}},
-        "then": {
-            "properties": {
-                "game": {
-                    "properties": {
-                        "num_players": {
-                            "anyOf": [
-                                {"enum": allowed},
-                                {"type": "array", "items": {"enum": allowed}, "minItems": 1, "uniqueItems": True},
-                            ]
-                        }
-                    }
-                }
-            }
-        },
+        "then": {"properties": {"game": {"properties": {"num_players": table_sizes_schema(GAMES[game])}}}},
     }
 
 

@@ -139,26 +139,41 @@ def state_steps_short(state: dict, config: dict) -> bool:
     return sum(state.get("steps", {}).values()) < config.get("budget", {}).get("total_steps", 0)
 
 
-def render_card(card: dict) -> str:
+_STOPPED_GENERATION = " (stopped before its last generation; `--resume` continues it)"
+_ARKHAM_POSTERIOR = "a posterior over (which advisor is the Black Man) x (which book is true) from the seat's view"
+
+
+def _mlp(inputs: int, hidden: list[int], outputs: int, activation: str = "relu") -> str:
+    return f"MLP {inputs} -> {' -> '.join(map(str, hidden))} -> {outputs} ({activation})"
+
+
+def _belief_file(card: dict) -> str:
+    return (f"`{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, "
+            + _mlp(card["obs_size"], card["network"]["hidden"], card["num_actions"]))
+
+
+def _wall_time(card: dict, stopped: str) -> str:
+    """The card's training wall time and CPUs, with ``stopped`` appended for a run cut short."""
     hours = (card["training_seconds"] or 0) / 3600
+    return (f"training wall time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
+            + (stopped if card.get("stopped_early") else ""))
+
+
+def render_card(card: dict) -> str:
     if card.get("kind") == "belief" and card["game"] == "arkham_decoders" and card.get("black_man"):
         bm = card["black_man"]
         lines = [
             f"# Model card: `{card['name']}`", "",
             "- game: arkham_decoders; sides: both (the team's roles leader, member, investigator, and the Black Man; "
             "4-6 players), learned by self-play: no scripted bot at any training table",
-            f"- team file: `{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, MLP "
-            f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
-            "(relu), a posterior over (which advisor is the Black Man) x (which book is true) from the seat's view; "
-            "the team roles play the `heuristic` team's rules on that belief",
-            f"- Black Man file: `{bm['file']}`: a vote-value model, MLP {bm['obs_size']} -> "
-            f"{' -> '.join(map(str, bm['hidden']))} -> 2 (relu), his chance of winning after agree and after oppose; "
-            f"{bm['acting']}",
+            f"- team file: {_belief_file(card)}, {_ARKHAM_POSTERIOR}; the team roles play the `heuristic` team's "
+            "rules on that belief",
+            f"- Black Man file: `{bm['file']}`: a vote-value model, {_mlp(bm['obs_size'], bm['hidden'], 2)}, his "
+            f"chance of winning after agree and after oppose; {bm['acting']}",
             f"- trained with: `{card['command']}` (self-play belief iteration, club_envs/training/arkham_belief.py); "
             f"team model of generation {card['generation']}, Black Man of generation {bm['generation']}, of "
-            f"{card['generations_run']} run; the run played {card['run_decisions']:,} team decisions; training wall "
-            f"time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
-            + (" (stopped before its last generation; `--resume` continues it)" if card.get("stopped_early") else ""),
+            f"{card['generations_run']} run; the run played {card['run_decisions']:,} team decisions; "
+            + _wall_time(card, _STOPPED_GENERATION),
             f"- load: `club_envs.agents.load({card['name']!r})` (every role)", "",
         ]
         return "\n".join(lines + _card_body(card))
@@ -169,15 +184,11 @@ def render_card(card: dict) -> str:
             f"# Model card: `{card['name']}`", "",
             "- game: arkham_decoders; side: team (roles: leader, member, investigator; 4-6 players); the Black Man "
             "is not covered: pair it with `heuristic` or `arkham_black_man`",
-            f"- file: `{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, MLP "
-            f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
-            "(relu), a posterior over (which advisor is the Black Man) x (which book is true) from the seat's view; "
-            "the agent plays every team role with the `heuristic` team's rules on that belief",
+            f"- file: {_belief_file(card)}, {_ARKHAM_POSTERIOR}; the agent plays every team role with the "
+            "`heuristic` team's rules on that belief",
             f"- trained with: `{card['command']}` (belief iteration against the heuristic Black Man; "
             f"club_envs/training/arkham_belief.py); model of generation {card['generation']} of "
-            f"{card['generations_run']} run, {learned}; training wall time {hours:.2f} h on "
-            f"{card.get('cpus') or 2} CPU cores shared with other work"
-            + (" (stopped before its last generation; `--resume` continues it)" if card.get("stopped_early") else ""),
+            f"{card['generations_run']} run, {learned}; " + _wall_time(card, _STOPPED_GENERATION),
             f"- acting: {card['acting']}",
             f"- load: `club_envs.agents.load({card['name']!r})`", "",
         ]
@@ -186,15 +197,11 @@ def render_card(card: dict) -> str:
         lines = [
             f"# Model card: `{card['name']}`", "",
             "- game: members_only; side: player (any seat, 3-5 players)",
-            f"- file: `{card['file']}` (numpy archive, read with `allow_pickle=False`): a belief model, MLP "
-            f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
-            "(relu), predicting per category what the other players will still add to the display; the agent "
-            "decides with the `heuristic` bot's expected-value rule on that belief",
+            f"- file: {_belief_file(card)}, predicting per category what the other players will still add to the "
+            "display; the agent decides with the `heuristic` bot's expected-value rule on that belief",
             f"- trained with: `{card['command']}` ({_belief_recipe(card['config'])}; club_envs/training/belief.py); "
             f"model of generation {card['generation']} of {card['generations_run']} run, learned from "
-            f"{card['decisions']:,} decisions of its games; training wall time {hours:.2f} h on "
-            f"{card.get('cpus') or 2} CPU cores shared with other work"
-            + (" (stopped before its last generation; `--resume` continues it)" if card.get("stopped_early") else ""),
+            f"{card['decisions']:,} decisions of its games; " + _wall_time(card, _STOPPED_GENERATION),
             f"- acting: {card['acting']}",
             f"- load: `club_envs.agents.load({card['name']!r})`", "",
         ]
@@ -202,14 +209,13 @@ def render_card(card: dict) -> str:
     lines = [
         f"# Model card: `{card['name']}`", "",
         f"- game: {card['game']}; side: {card['side']}" + (f" (roles: {', '.join(card['roles'])})" if card["roles"] else ""),
-        f"- file: `{card['file']}` (torch state dict, read with `weights_only=True`); network: MLP "
-        f"{card['obs_size']} -> {' -> '.join(map(str, card['network']['hidden']))} -> {card['num_actions']} "
-        f"({card['network']['activation']}), masked softmax over legal actions",
+        f"- file: `{card['file']}` (torch state dict, read with `weights_only=True`); network: "
+        f"{_mlp(card['obs_size'], card['network']['hidden'], card['num_actions'], card['network']['activation'])}, "
+        "masked softmax over legal actions",
         f"- trained with: `{card['command']}` (MaskablePPO, self-play); policy taken at {card['policy_steps']:,} "
         f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}; "
-        f"training wall time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
-        + (" (stopped before its budget of "
-           f"{card['config']['budget']['total_steps']:,} steps; `--resume` continues it)" if card.get("stopped_early") else ""),
+        + _wall_time(card, f" (stopped before its budget of {card['config']['budget']['total_steps']:,} steps; "
+                           "`--resume` continues it)" if card.get("stopped_early") else ""),
         f"- acting: {card['acting']} (override with the `:greedy` / `:sample` suffix)",
         f"- load: `club_envs.agents.load({card['name']!r})`", "",
     ]

@@ -1,0 +1,34 @@
+"""The learned models' MLPs as torch modules, to fit them, and back.
+
+Belief and vote-value models (:class:`club_envs.agents.belief_file.BeliefMLP`) are numpy layers at
+play time, so playing needs no torch; only the trainers fit them, through these two conversions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]]):
+    """A ``torch.nn.Sequential`` of the layers (ReLU between them, none after the last), weights copied."""
+    import torch
+
+    modules = []
+    for i, (w, b) in enumerate(layers):
+        linear = torch.nn.Linear(w.shape[1], w.shape[0])
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(np.asarray(w)))
+            linear.bias.copy_(torch.from_numpy(np.asarray(b)))
+        modules.append(linear)
+        if i < len(layers) - 1:
+            modules.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*modules)
+
+
+def to_layers(net) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The linear layers of :func:`to_torch`'s module as numpy ``(weights, bias)`` copies."""
+    import torch
+
+    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in net if isinstance(m, torch.nn.Linear)]

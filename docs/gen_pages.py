@@ -55,9 +55,14 @@ CONFIG_MEANINGS: dict[str, str] = {
     "so every player of the agent computes the same inputs",
     "envs.n_envs": "parallel environments per learner",
     "envs.subprocess": "`true` runs each environment in its own process (`SubprocVecEnv`)",
-    "envs.batched": "`true`: every game of a side in this process, the opponents' decisions answered by one "
+    "envs.batched": "`true`: the games of a side stepped together (in this process, or split over `workers`), "
+    "the opponents' decisions answered by one "
     "batched forward pass per frozen policy (same results, faster); `false`: one game after another "
     "(`DummyVecEnv`); ignored with `subprocess: true`",
+    "envs.workers": "with `batched: true`: the games split over this many worker processes, each batching "
+    "its share (`WorkerVecEnv`); 2 uses both cores of a 2-core machine for the games. The same config "
+    "repeats exactly; with another worker count an opponent's sampled move may rarely differ (the last bits "
+    "of batched logits)",
     "selfplay.scheme": "how opponents are drawn from the snapshots: `latest`, `uniform`, `recent`, `loss` "
     "(see [Self-play](training.md#self-play))",
     "selfplay.snapshot_every": "steps between frozen copies of the learner",

@@ -49,7 +49,7 @@ DEFAULTS: dict[str, Any] = {
         "max_grad_norm": 0.5,
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
-    "envs": {"n_envs": 4, "subprocess": False, "batched": True},
+    "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1},
     "selfplay": {
         "scheme": "recent",
         "snapshot_every": 50_000,
@@ -148,8 +148,8 @@ SCHEMA: dict[str, Any] = {
                     "features": {"enum": list(FEATURE_NAMES)},
                 }
             ),
-            "envs": _section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 64}, "subprocess": {"type": "boolean"},
-                              "batched": {"type": "boolean"}}),
+            "envs": _section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 256}, "subprocess": {"type": "boolean"},
+                              "batched": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1, "maximum": 16}}),
             "selfplay": _section(
                 {
                     "scheme": {"enum": list(SCHEMES)},
@@ -325,6 +325,12 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
             f"{source}: algorithm.batch_size: {algo['batch_size']} is larger than one rollout "
             f"(n_steps {algo['n_steps']} x n_envs {envs['n_envs']} = {rollout}); allowed values: 2..{rollout}"
         )
+    if envs["workers"] > envs["n_envs"]:
+        raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} is more than envs.n_envs "
+                              f"({envs['n_envs']}); allowed values: 1..{envs['n_envs']}")
+    if envs["workers"] > 1 and (envs["subprocess"] or not envs["batched"]):
+        raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} needs batched environments "
+                              "(envs.batched: true, envs.subprocess: false); allowed values with these settings: 1")
     allowed_bots = GAME_BOTS[config["game"]["name"]]
     for key, names in (("selfplay.bots", config["selfplay"]["bots"]), ("evaluation.opponents", config["evaluation"]["opponents"])):
         for name in names:

@@ -13,7 +13,8 @@ rollout length, batch, epochs, network) trains for ``--rollouts`` rollouts throu
 environments -- opponents drawn from a pool holding two frozen snapshots and the config's bots
 (``--bots none``: snapshots only, i.e. pure self-play) -- once per vectorisation mode:
 
-``batched``     every game in this process, opponents' decisions batched per frozen policy (the default);
+``batched``     every game in this process, opponents' decisions batched per frozen policy;
+``workers``     the same, the games split over ``envs.workers`` processes (2 if the config says 1);
 ``dummy``       stable-baselines3's ``DummyVecEnv`` over the same games, one decision at a time;
 ``subprocess``  ``SubprocVecEnv``, one process per game.
 
@@ -46,9 +47,10 @@ from club_envs.training import examples
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.worker_vec import WorkerVecEnv
 from club_envs.training.train import export_policy, make_selfplay_env, make_selfplay_game
 
-MODES = ("batched", "dummy", "subprocess")
+MODES = ("batched", "workers", "dummy", "subprocess")
 
 
 class TrivialEnv(gym.Env):
@@ -142,9 +144,11 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
         print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f} {1.0:>6.2f}", flush=True)
         for mode in modes:
             seeds = [1000 + i for i in range(n)]
+            fns = [functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds]
             if mode == "batched":
-                venv = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds],
-                                      features=cfg["network"]["features"])
+                venv = SelfPlayVecEnv(fns, features=cfg["network"]["features"])
+            elif mode == "workers":
+                venv = WorkerVecEnv(fns, features=cfg["network"]["features"], workers=max(2, cfg["envs"]["workers"]))
             else:
                 cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
                 venv = cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])

@@ -53,6 +53,7 @@ from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, p
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
 from club_envs.training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.worker_vec import WorkerVecEnv
 
 KEEP_CHECKPOINTS = 2
 
@@ -139,7 +140,8 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
 
     # --- 5. environments and learners, one per side ---------------------------------------------
     # By default all games of a side run in this process and their opponents' decisions are batched
-    # per frozen policy (SelfPlayVecEnv); subprocesses (SubprocVecEnv) or plain DummyVecEnv on request.
+    # per frozen policy (SelfPlayVecEnv); envs.workers > 1 splits them over that many worker processes
+    # (WorkerVecEnv); subprocesses (SubprocVecEnv) or plain DummyVecEnv on request.
     models: dict[str, MaskablePPO] = {}
     venvs: dict[str, TimedVecEnv] = {}
     for k, side in enumerate(sides):
@@ -148,6 +150,9 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         if cfg["envs"]["subprocess"] or not cfg["envs"]["batched"]:
             vec_cls = SubprocVecEnv if cfg["envs"]["subprocess"] else DummyVecEnv
             venv = vec_cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
+        elif cfg["envs"]["workers"] > 1:  # the games' slices stepped by worker processes at the same time
+            venv = WorkerVecEnv([functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds],
+                                features=cfg["network"]["features"], workers=cfg["envs"]["workers"])
         else:
             venv = SelfPlayVecEnv([functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds],
                                   features=cfg["network"]["features"])
@@ -249,7 +254,8 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     if live.get("_stop"):
         print(f"stopped at {sum(steps.values())} steps; continue with --resume {run_dir}", file=sys.stderr)
     summary = {"steps": steps, "seconds": state.get("seconds", 0.0) + time.perf_counter() - started,
-               "n_envs": cfg["envs"]["n_envs"], "subprocess": cfg["envs"]["subprocess"], "best": best,
+               "n_envs": cfg["envs"]["n_envs"], "subprocess": cfg["envs"]["subprocess"],
+               "workers": cfg["envs"]["workers"], "best": best,
                "time_split": {s: clocks[s].split(venvs[s].env_seconds) for s in sides}}
     if any(c.steps for c in clocks.values()) or not (run_dir / "summary.json").exists():
         (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))  # a no-op resume keeps the old one

@@ -1,11 +1,12 @@
 """Training-loop throughput against its own ceiling, for the configs the project tracks.
 
-    python benchmarks/bench_training.py [--rollouts 3] [--modes batched dummy]
+    python benchmarks/bench_training.py [--rollouts 3] [--modes batched workers dummy]
 
 Runs ``python -m club_envs.training.throughput --suite``: the default config,
 its pure self-play variant, ``members_only_selfplay`` and Arkham, each measured next to the same
 learner on a trivial environment of the same sizes (the ceiling) in the same run, so the ratio is
-meaningful on a loaded machine. Figures: docs/benchmarks.md.
+meaningful on a loaded machine; by default in two modes, all games in the training process
+(``batched``) and split over worker processes (``workers``). Figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -16,4 +17,4 @@ from club_envs.training.throughput import main
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    raise SystemExit(main(["--suite", *(args or ["--modes", "batched"])]))
+    raise SystemExit(main(["--suite", *(args or ["--modes", "batched", "workers"])]))

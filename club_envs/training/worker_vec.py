@@ -22,6 +22,7 @@ the training process as :class:`WorkerError` with the worker's traceback; the wo
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,6 +40,9 @@ class WorkerError(RuntimeError):
 def _serve(remote, parent_remote, env_fns: Sequence[Callable[[], Any]], features: str) -> None:
     """A worker's loop: build the slice's vector env, then answer commands until ``close``."""
     parent_remote.close()
+    # Ctrl-C reaches the whole process group: the training process decides when to stop (it ends
+    # its chunk and writes a checkpoint first), so a worker must not die of it on its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from threadpoolctl import threadpool_limits
 
@@ -123,14 +127,27 @@ class WorkerVecEnv(VecEnv):
     # ------------------------------------------------------------------ pipes
 
     def _receive(self, k: int) -> Any:
-        status, payload = self._remotes[k].recv()
+        try:
+            status, payload = self._remotes[k].recv()
+        except (EOFError, ConnectionResetError) as exc:
+            code = self._processes[k].exitcode
+            self.close()
+            raise WorkerError(f"game worker {k} stopped unexpectedly (exit code {code})") from exc
         if status == "error":
             self.close()
             raise WorkerError(f"game worker {k} failed:\n{payload}")
         return payload
 
+    def _send(self, k: int, command: str, data: Any) -> None:
+        try:
+            self._remotes[k].send((command, data))
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            code = self._processes[k].exitcode
+            self.close()
+            raise WorkerError(f"game worker {k} stopped unexpectedly (exit code {code})") from exc
+
     def _call(self, k: int, command: str, data: Any) -> Any:
-        self._remotes[k].send((command, data))
+        self._send(k, command, data)
         return self._receive(k)
 
     def _by_worker(self, indices) -> dict[int, list[int]]:
@@ -146,7 +163,7 @@ class WorkerVecEnv(VecEnv):
     def reset(self) -> np.ndarray:
         seed, self._seeds_next = self._seeds_next, None
         for k, r in enumerate(self._slices):
-            self._remotes[k].send(("reset", None if seed is None else seed + r.start))
+            self._send(k, "reset", None if seed is None else seed + r.start)
         results = [self._receive(k) for k in range(len(self._slices))]
         self.reset_infos = [info for _, infos, _ in results for info in infos]
         self._masks = np.concatenate([masks for _, _, masks in results])
@@ -154,7 +171,7 @@ class WorkerVecEnv(VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         for k, r in enumerate(self._slices):
-            self._remotes[k].send(("step", np.asarray(actions)[r.start : r.stop]))
+            self._send(k, "step", np.asarray(actions)[r.start : r.stop])
 
     def step_wait(self):
         results = [self._receive(k) for k in range(len(self._slices))]

@@ -111,3 +111,15 @@ def test_training_with_workers_runs_resumes_and_repeats(tmp_path):
     trainer.run(resume=a, progress=False)
     state = yaml.safe_load((a / "state.json").read_text())
     assert sum(state["steps"].values()) >= 640
+
+
+def test_a_worker_killed_from_outside_is_reported(tmp_path):
+    cfg = config_with_pool(tmp_path, "members_only")
+    fns = [functools.partial(make_selfplay_game, cfg, "player", str(tmp_path), s) for s in (1, 2)]
+    split = WorkerVecEnv(fns, workers=2)
+    split.reset()
+    split._processes[1].kill()
+    split._processes[1].join(timeout=10)
+    with pytest.raises(WorkerError, match="game worker 1 stopped unexpectedly"):
+        split.step(np.stack(split.env_method("action_masks")).argmax(axis=1))
+    assert split.closed

@@ -125,6 +125,12 @@ def test_seeded_runs_repeat(tmp_path):
     config = next(p for p in SMOKE if "arkham" in p.stem)
     a = trainer.run(config, runs_dir=tmp_path / "a", progress=False)
     b = trainer.run(config, runs_dir=tmp_path / "b", progress=False)
+    assert_same_runs(a, b)
+
+
+def assert_same_runs(a, b) -> None:
+    """Two run folders hold the same exported weights and the same evaluations."""
+    assert sorted((a / "latest").glob("*.pt"))
     for f in sorted((a / "latest").glob("*.pt")):
         net_a, _ = load_policy_file(f)
         net_b, _ = load_policy_file(b / "latest" / f.name)

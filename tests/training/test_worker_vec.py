@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 import yaml
 
-from club_envs.agents.policy import load_policy_file
 from club_envs.training import config as configs
 from club_envs.training import examples
 from club_envs.training import train as trainer
@@ -17,6 +16,7 @@ from club_envs.training.train import make_selfplay_game
 from club_envs.training.worker_vec import WorkerError, WorkerVecEnv
 
 from tests.training.test_selfplay_vec import config_with_pool, rollout, same
+from tests.training.test_train import assert_same_runs
 
 
 @pytest.mark.parametrize("game,features", [("members_only", "members_only_heuristic"),
@@ -100,12 +100,7 @@ def test_training_with_workers_runs_resumes_and_repeats(tmp_path):
     path.write_text(yaml.safe_dump(cfg))
     a = trainer.run(path, runs_dir=tmp_path / "a", progress=False)
     b = trainer.run(path, runs_dir=tmp_path / "b", progress=False)
-    for f in sorted((a / "latest").glob("*.pt")):
-        net_a, _ = load_policy_file(f)
-        net_b, _ = load_policy_file(b / "latest" / f.name)
-        for (wa, ba), (wb, bb) in zip(net_a.layers, net_b.layers):
-            assert (wa == wb).all() and (ba == bb).all()
-    assert (a / "evaluations.csv").read_text() == (b / "evaluations.csv").read_text()
+    assert_same_runs(a, b)
     cfg["budget"]["total_steps"] = 640  # resume the same folder further
     (a / "config.yaml").write_text(configs.dump(configs.validate(cfg)))
     trainer.run(resume=a, progress=False)

@@ -79,38 +79,30 @@ SCHEMA: dict[str, Any] = {
     "required": ["recipe"],
     "properties": {
         "recipe": {"enum": [RECIPE]},
-        "game": {"type": "object", "additionalProperties": False, "properties": {
+        "game": configs.section({
             "name": {"enum": ["arkham_decoders"]},
             "num_players": configs.table_sizes_schema(PLAYER_COUNTS),
-        }},
-        "selfplay": {"type": "object", "additionalProperties": False, "properties": {
-            "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
-            "games": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
-            "window": {"type": "integer", "minimum": 1, "maximum": 100},
+        }),
+        "selfplay": configs.section({
+            **configs.GENERATIONS_PROPERTIES,
             "opponents": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": [*BOTS, SELF]}},
-        }},
-        "black_man": {"type": "object", "additionalProperties": False, "properties": {
+        }),
+        "black_man": configs.section({
             "exploration": {"type": "number", "minimum": 0, "maximum": 1},
             "hidden": configs.HIDDEN_LAYERS_SCHEMA,
-            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-            "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
-            "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
-        }},
-        "model": {"type": "object", "additionalProperties": False, "properties": {
-            "hidden": configs.HIDDEN_LAYERS_SCHEMA,
-        }},
-        "training": {"type": "object", "additionalProperties": False, "properties": {
-            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-            "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
-            "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
+            **configs.FIT_PROPERTIES,
+        }),
+        "model": configs.section({"hidden": configs.HIDDEN_LAYERS_SCHEMA}),
+        "training": configs.section({
+            **configs.FIT_PROPERTIES,
             "validation_share": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-        }},
-        "evaluation": {"type": "object", "additionalProperties": False, "properties": {
+        }),
+        "evaluation": configs.section({
             "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
             "opponents": {"type": "array", "minItems": 1, "items": {"enum": list(BOTS)}},
-            "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
-        }},
-        "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+            "seed": configs.SEED_SCHEMA,
+        }),
+        "seed": configs.SEED_SCHEMA,
     },
 }
 DEFAULTS: dict[str, Any] = {

@@ -68,32 +68,26 @@ SCHEMA: dict[str, Any] = {
     "required": ["recipe"],
     "properties": {
         "recipe": {"enum": [RECIPE]},
-        "game": {"type": "object", "additionalProperties": False, "properties": {
+        "game": configs.section({
             "name": {"enum": ["members_only"]},
             "num_players": configs.table_sizes_schema(PLAYER_COUNTS),
-        }},
-        "selfplay": {"type": "object", "additionalProperties": False, "properties": {
-            "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
-            "games": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
-            "window": {"type": "integer", "minimum": 1, "maximum": 100},
+        }),
+        "selfplay": configs.section({
+            **configs.GENERATIONS_PROPERTIES,
             "opponents": {"type": "array", "items": {"enum": list(BOTS)}},
             "opponent_share": {"type": "number", "minimum": 0, "maximum": 1},
-        }},
-        "model": {"type": "object", "additionalProperties": False, "properties": {
-            "hidden": configs.HIDDEN_LAYERS_SCHEMA,
-        }},
-        "training": {"type": "object", "additionalProperties": False, "properties": {
-            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-            "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
-            "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
+        }),
+        "model": configs.section({"hidden": configs.HIDDEN_LAYERS_SCHEMA}),
+        "training": configs.section({
+            **configs.FIT_PROPERTIES,
             "lr_decay": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
             "validation_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-        }},
-        "evaluation": {"type": "object", "additionalProperties": False, "properties": {
+        }),
+        "evaluation": configs.section({
             "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
             "opponents": {"type": "array", "items": {"enum": list(BOTS)}},
-        }},
-        "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+        }),
+        "seed": configs.SEED_SCHEMA,
     },
 }
 DEFAULTS: dict[str, Any] = {

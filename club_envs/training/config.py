@@ -80,7 +80,8 @@ MAX_DEPTH = 16
 MAX_VALUES = 10_000
 
 
-def _section(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+def section(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A config section of a schema: these keys only (an unknown key is an error)."""
     return {"type": "object", "properties": properties, "additionalProperties": False, "required": list(required)}
 
 
@@ -98,6 +99,18 @@ def table_sizes(value: int | Sequence[int]) -> tuple[int, ...]:
 # The hidden layers of a learned model's MLP (the belief recipes' models)
 HIDDEN_LAYERS_SCHEMA: dict[str, Any] = {"type": "array", "minItems": 1, "maxItems": 6,
                                         "items": {"type": "integer", "minimum": 1, "maximum": 4096}}
+SEED_SCHEMA: dict[str, Any] = {"type": "integer", "minimum": 0, "maximum": MAX_SEED}
+# What both belief recipes' schemas share: the generation loop, and a fit by minibatches.
+GENERATIONS_PROPERTIES: dict[str, Any] = {
+    "generations": {"type": "integer", "minimum": 1, "maximum": 1000},
+    "games": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+    "window": {"type": "integer", "minimum": 1, "maximum": 100},
+}
+FIT_PROPERTIES: dict[str, Any] = {
+    "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+    "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
+}
 
 
 def _players(game: str) -> dict[str, Any]:
@@ -110,9 +123,9 @@ def _players(game: str) -> dict[str, Any]:
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "club-envs training config",
-    **_section(
+    **section(
         {
-            "game": _section(
+            "game": section(
                 {
                     "name": {"enum": list(GAMES)},
                     "num_players": {
@@ -125,7 +138,7 @@ SCHEMA: dict[str, Any] = {
                 },
                 required=("name", "num_players"),
             ),
-            "algorithm": _section(
+            "algorithm": section(
                 {
                     "name": {"enum": ["MaskablePPO"]},
                     "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
@@ -140,7 +153,7 @@ SCHEMA: dict[str, Any] = {
                     "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
                 }
             ),
-            "network": _section(
+            "network": section(
                 {
                     "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
                                "minItems": 1, "maxItems": 4},
@@ -148,9 +161,9 @@ SCHEMA: dict[str, Any] = {
                     "features": {"enum": list(FEATURE_NAMES)},
                 }
             ),
-            "envs": _section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 256}, "subprocess": {"type": "boolean"},
+            "envs": section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 256}, "subprocess": {"type": "boolean"},
                               "batched": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1, "maximum": 16}}),
-            "selfplay": _section(
+            "selfplay": section(
                 {
                     "scheme": {"enum": list(SCHEMES)},
                     "snapshot_every": _POSITIVE_INT,
@@ -160,7 +173,7 @@ SCHEMA: dict[str, Any] = {
                     "phase_steps": _POSITIVE_INT,
                 }
             ),
-            "pretrain": _section(
+            "pretrain": section(
                 {
                     "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
                     "imitate": {"enum": ["heuristic", "random"]},
@@ -169,7 +182,7 @@ SCHEMA: dict[str, Any] = {
                     "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
                 }
             ),
-            "evaluation": _section(
+            "evaluation": section(
                 {
                     "every": _POSITIVE_INT,
                     "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
@@ -177,9 +190,9 @@ SCHEMA: dict[str, Any] = {
                     "greedy": {"type": "boolean"},
                 }
             ),
-            "checkpoint": _section({"every": _POSITIVE_INT}),
-            "budget": _section({"total_steps": _POSITIVE_INT}),
-            "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
+            "checkpoint": section({"every": _POSITIVE_INT}),
+            "budget": section({"total_steps": _POSITIVE_INT}),
+            "seed": SEED_SCHEMA,
             "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: club_envs/training/rllib_backend
             "rllib": RLLIB_SCHEMA,
         },

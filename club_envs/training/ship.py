@@ -160,10 +160,15 @@ def _wall_time(card: dict, stopped: str) -> str:
 
 
 def render_card(card: dict) -> str:
+    """The model card: its title, the facts of its kind of agent, then the sections all cards share."""
+    return "\n".join([f"# Model card: `{card['name']}`", "", *_card_facts(card), ""] + _card_body(card))
+
+
+def _card_facts(card: dict) -> list[str]:
+    """The bullet list under a card's title: game and side, file, training, acting, loading."""
     if card.get("kind") == "belief" and card["game"] == "arkham_decoders" and card.get("black_man"):
         bm = card["black_man"]
-        lines = [
-            f"# Model card: `{card['name']}`", "",
+        return [
             "- game: arkham_decoders; sides: both (the team's roles leader, member, investigator, and the Black Man; "
             "4-6 players), learned by self-play: no scripted bot at any training table",
             f"- team file: {_belief_file(card)}, {_ARKHAM_POSTERIOR}; the team roles play the `heuristic` team's "
@@ -174,14 +179,12 @@ def render_card(card: dict) -> str:
             f"team model of generation {card['generation']}, Black Man of generation {bm['generation']}, of "
             f"{card['generations_run']} run; the run played {card['run_decisions']:,} team decisions; "
             + _wall_time(card, _STOPPED_GENERATION),
-            f"- load: `club_envs.agents.load({card['name']!r})` (every role)", "",
+            f"- load: `club_envs.agents.load({card['name']!r})` (every role)",
         ]
-        return "\n".join(lines + _card_body(card))
     if card.get("kind") == "belief" and card["game"] == "arkham_decoders":
         learned = (f"learned from {card['decisions']:,} team decisions of its games" if card.get("decisions")
                    else f"the run's generations played {card['run_decisions']:,} team decisions in all")
-        lines = [
-            f"# Model card: `{card['name']}`", "",
+        return [
             "- game: arkham_decoders; side: team (roles: leader, member, investigator; 4-6 players); the Black Man "
             "is not covered: pair it with `heuristic` or `arkham_black_man`",
             f"- file: {_belief_file(card)}, {_ARKHAM_POSTERIOR}; the agent plays every team role with the "
@@ -190,12 +193,10 @@ def render_card(card: dict) -> str:
             f"club_envs/training/arkham_belief.py); model of generation {card['generation']} of "
             f"{card['generations_run']} run, {learned}; " + _wall_time(card, _STOPPED_GENERATION),
             f"- acting: {card['acting']}",
-            f"- load: `club_envs.agents.load({card['name']!r})`", "",
+            f"- load: `club_envs.agents.load({card['name']!r})`",
         ]
-        return "\n".join(lines + _card_body(card))
     if card.get("kind") == "belief":
-        lines = [
-            f"# Model card: `{card['name']}`", "",
+        return [
             "- game: members_only; side: player (any seat, 3-5 players)",
             f"- file: {_belief_file(card)}, predicting per category what the other players will still add to the "
             "display; the agent decides with the `heuristic` bot's expected-value rule on that belief",
@@ -203,11 +204,9 @@ def render_card(card: dict) -> str:
             f"model of generation {card['generation']} of {card['generations_run']} run, learned from "
             f"{card['decisions']:,} decisions of its games; " + _wall_time(card, _STOPPED_GENERATION),
             f"- acting: {card['acting']}",
-            f"- load: `club_envs.agents.load({card['name']!r})`", "",
+            f"- load: `club_envs.agents.load({card['name']!r})`",
         ]
-        return "\n".join(lines + _card_body(card))
-    lines = [
-        f"# Model card: `{card['name']}`", "",
+    return [
         f"- game: {card['game']}; side: {card['side']}" + (f" (roles: {', '.join(card['roles'])})" if card["roles"] else ""),
         f"- file: `{card['file']}` (torch state dict, read with `weights_only=True`); network: "
         f"{_mlp(card['obs_size'], card['network']['hidden'], card['num_actions'], card['network']['activation'])}, "
@@ -217,9 +216,8 @@ def render_card(card: dict) -> str:
         + _wall_time(card, f" (stopped before its budget of {card['config']['budget']['total_steps']:,} steps; "
                            "`--resume` continues it)" if card.get("stopped_early") else ""),
         f"- acting: {card['acting']} (override with the `:greedy` / `:sample` suffix)",
-        f"- load: `club_envs.agents.load({card['name']!r})`", "",
+        f"- load: `club_envs.agents.load({card['name']!r})`",
     ]
-    return "\n".join(lines + _card_body(card))
 
 
 def _card_body(card: dict) -> list[str]:

@@ -1,0 +1,59 @@
+"""The belief-file format both games' learned models share (club_envs.agents.belief_file): every
+damaged or mismatched file is refused with a line naming its problem, whichever game's model reads it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from club_envs.agents.belief_file import BeliefFileError
+from club_envs.arkham_decoders import belief_model as arkham
+from club_envs.members_only import belief_model as members_only
+
+MODELS = {"members_only": members_only, "arkham_decoders_club": arkham}
+
+
+def random_model(module, seed=4, hidden=(32,)):
+    rng = np.random.default_rng(seed)
+    sizes = [module.INPUT_SIZE, *hidden, module.OUTPUT_SIZE]
+    return module.BeliefModel([(rng.normal(0, 0.3, (b, a)), rng.normal(0, 0.3, b)) for a, b in zip(sizes, sizes[1:])])
+
+
+@pytest.mark.parametrize("game", sorted(MODELS))
+@pytest.mark.parametrize("content, message", [
+    (b"not a zip archive", "not a readable .npz archive"),
+    (None, "has no 'meta' entry"),
+])
+def test_a_damaged_belief_file_is_refused_with_its_problem(tmp_path, game, content, message):
+    module = MODELS[game]
+    path = tmp_path / "bad.npz"
+    if content is None:
+        np.savez(path, w0=np.zeros((module.OUTPUT_SIZE, module.INPUT_SIZE)))
+    else:
+        path.write_bytes(content)
+    with pytest.raises(BeliefFileError, match=message):
+        module.BeliefModel.load(path)
+
+
+@pytest.mark.parametrize("game", sorted(MODELS))
+def test_belief_files_with_wrong_shapes_formats_or_values_are_refused(tmp_path, game):
+    module = MODELS[game]
+    path = random_model(module).save(tmp_path / "b.npz")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    cases = {
+        "layer 0 has weights": {**arrays, "w0": arrays["w0"][:, :10]},
+        "NaN or infinite": {**arrays, "b1": np.full_like(arrays["b1"], np.nan)},
+        "is not a club-envs-belief file": {**arrays, "meta": np.array('{"format": "other"}')},
+        "version": {**arrays, "meta": np.array('{"format": "club-envs-belief", "version": 9, "game": "%s"}' % game)},
+        "meta is not JSON": {**arrays, "meta": np.array("{")},
+        "holds no layers": {"meta": arrays["meta"]},
+        "the last layer has 5 outputs": {**arrays, "w1": arrays["w1"][:5], "b1": arrays["b1"][:5]},
+    }
+    for message, content in cases.items():
+        bad = tmp_path / "bad.npz"
+        np.savez(bad, **content)
+        with pytest.raises(BeliefFileError, match=message):
+            module.BeliefModel.load(bad)
+    with pytest.raises(BeliefFileError, match="does not exist"):
+        module.BeliefModel.load(tmp_path / "missing.npz")

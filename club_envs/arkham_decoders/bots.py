@@ -12,6 +12,7 @@ face-up grimoires ruled out (they are fakes) and the Black Man fixed for a seat 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -89,40 +90,71 @@ def _vote_likelihood(votes: tuple) -> np.ndarray:
     return post
 
 
-def true_book_probabilities(view: View) -> np.ndarray:
-    """``P[t]`` that book ``t`` is the true grimoire, as this seat can best tell."""
+def true_book_probabilities(view: View, post: np.ndarray | None = None) -> np.ndarray:
+    """``P[t]`` that book ``t`` is the true grimoire, as this seat can best tell.
+
+    ``post`` is ``belief(view)`` when the caller holds it already (it is only read).
+    """
     if view.true_book is not None:
         p = np.zeros(NUM_BOOKS)
         p[view.true_book] = 1.0
         return p
+    if post is None:
+        post = belief(view)
     if view.identity == INVESTIGATOR:
         # The Investigator knows the Black Man, and that its own grimoire is a fake.
-        post = belief(view)
-        b = view.advisors.index(view.black_man)
-        p = post[b].copy()
-        p[view.grimoire] = 0.0
-        return p / p.sum() if p.sum() > 0 else p
-    return belief(view).sum(axis=0)
+        row = post[view.advisors.index(view.black_man)].tolist()
+        return np.array(investigator_true_book(row, view.grimoire))
+    return post.sum(axis=0)
 
 
-def expected_points(card: int, p_true: np.ndarray) -> float:
-    """Expected SAN of decoding ``card``: its value if its book is true, +1 if fake."""
+def investigator_true_book(row: list[float], grimoire: int) -> list[float]:
+    """The Investigator's ``P[t]`` from its ``belief`` row (the Black Man's advisor) and its own
+    grimoire, a known fake. Apart, and on plain floats (a left-to-right sum, as numpy's over four
+    numbers), so that a look-ahead can play an Investigator of each grimoire cheaply."""
+    p = list(row)
+    p[grimoire] = 0.0
+    total = sum(p)
+    return [x / total for x in p] if total > 0 else p
+
+
+def leader_true_book(view: View, black_man: int) -> np.ndarray:
+    """``P[t]`` as the leader holds it when ``black_man`` is the Black Man: the public votes, and
+    him once the leader has decoded the cards that let it peek (which everyone sees)."""
+    knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
+    return belief(view, black_man=black_man if knows else None).sum(axis=0)
+
+
+def expected_points(card: int, p_true: np.ndarray | Sequence[float]) -> float:
+    """Expected SAN of decoding ``card``: its value if its book is true, +1 if fake.
+
+    A list of Python floats is the fast form of a float64 ``p_true`` (same numbers, no numpy
+    scalars)."""
     p = p_true[card // NUM_VALUES]
     return p * VALUES[card % NUM_VALUES] + (1.0 - p) * FAKE_CARD_POINTS
 
 
-def leader_pick(view: View, p_true: np.ndarray) -> int:
+def leader_pick(view: View, p_true: np.ndarray | Sequence[float], san: list[float] | None = None) -> int:
     """The slot the heuristic leader decodes after a 1-1 vote, given its ``P(true)`` per book:
-    the eligible card with the highest expected points, ties to the owner with the lowest SAN."""
-    san = _known_san(view, p_true)
-    face_up = view.face_up_books
-    eligible = [i for i, (_, card) in enumerate(view.table) if card // NUM_VALUES not in face_up]
+    the eligible card with the highest expected points, ties to the owner with the lowest SAN.
+    ``san`` is ``known_san(view, p_true)`` when the caller holds it already."""
+    eligible = eligible_slots(view)
+    if len(eligible) <= 1:  # nothing to rank (and the SANs are the costly part)
+        return eligible[0] if eligible else -1
+    if san is None:
+        san = known_san(view, p_true)
 
     def rank(slot: int) -> tuple[float, float]:
         seat, card = view.table[slot]
         return (expected_points(card, p_true), -san[seat])
 
-    return max(eligible, key=rank) if eligible else -1
+    return max(eligible, key=rank)
+
+
+def eligible_slots(view: View) -> list[int]:
+    """Face-up slots the leader may decode after a 1-1 vote: not of a face-up grimoire."""
+    face_up = view.face_up_books
+    return [i for i, (_, card) in enumerate(view.table) if card // NUM_VALUES not in face_up]
 
 
 class HeuristicAgent:
@@ -160,43 +192,57 @@ class HeuristicAgent:
 
     def act(self, decision: Decision) -> int:
         view: View = decision.view
-        legal = decision.legal_actions
+        if view.phase == VOTE and view.identity == BLACK_MAN:
+            return self._vote_black_man(view)
+        if view.phase in (PROPOSAL, VOTE, CHOOSE):
+            return self.act_on(view, decision.legal_actions, true_book_probabilities(view).tolist())
+        return int(decision.legal_actions[0])
+
+    def act_on(self, view: View, legal: Sequence[int], p_true: Sequence[float]) -> int:
+        """:meth:`act` for a caller that holds the seat's ``true_book_probabilities`` already (as a
+        list); the Black Man's vote is :meth:`_vote_black_man`, which reads the leader's belief."""
         if view.phase == PROPOSAL:
-            return self._propose(view)
+            return self._propose(view, p_true)
         if view.phase == VOTE:
-            if view.identity == BLACK_MAN:
-                return self._vote_black_man(view)
-            return self._vote_investigator(view)
+            return investigator_vote(view.table, p_true)
         if view.phase == CHOOSE:
-            slot = leader_pick(view, true_book_probabilities(view))
+            slot = leader_pick(view, p_true)
             return A.DECODE + slot if A.DECODE + slot in legal else int(legal[0])
         return int(legal[0])
 
-    def _propose(self, view: View) -> int:
-        p_true = true_book_probabilities(view)
+    def _propose(self, view: View, p_true: Sequence[float]) -> int:
         best_card = max(view.hand, key=lambda c: (expected_points(c, p_true), -c))
         if view.seat != view.leader and expected_points(best_card, p_true) < PASS_BELOW_EXPECTED_POINTS:
             return A.PASS
         return A.REVEAL + best_card
 
     def _vote_investigator(self, view: View) -> int:
-        p_true = true_book_probabilities(view)
-        expected = sum(expected_points(card, p_true) for _, card in view.table)
-        return A.AGREE if expected > INV_AGREE_ABOVE_EXPECTED else A.OPPOSE
+        return investigator_vote(view.table, true_book_probabilities(view).tolist())
 
-    def _vote_black_man(self, view: View) -> int:
-        true_book = view.true_book
-        if not any(card // NUM_VALUES == true_book for _, card in view.table):
+    def _vote_black_man(self, view: View, leader_slot: int | None = None) -> int:
+        """``leader_slot``: ``leader_pick`` under ``leader_true_book(view, view.seat)``, if known."""
+        if not any(card // NUM_VALUES == view.true_book for _, card in view.table):
             return A.OPPOSE
-        leader_knows_me = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
-        p_leader = belief(view, black_man=view.seat if leader_knows_me else None).sum(axis=0)
-        slot = leader_pick(view, p_leader)
-        if slot >= 0 and view.table[slot][1] // NUM_VALUES == true_book:
-            return A.AGREE
-        return A.OPPOSE
+        if leader_slot is None:
+            leader_slot = leader_pick(view, leader_true_book(view, view.seat).tolist())
+        return black_man_vote(view.table, view.true_book, leader_slot)
 
 
-def _known_san(view: View, p_true: np.ndarray) -> list[float]:
+def investigator_vote(table: Sequence[tuple[int, int]], p_true: Sequence[float]) -> int:
+    """The heuristic Investigator's vote on ``table`` given its ``P[t]``."""
+    expected = sum(expected_points(card, p_true) for _, card in table)
+    return A.AGREE if expected > INV_AGREE_ABOVE_EXPECTED else A.OPPOSE
+
+
+def black_man_vote(table: Sequence[tuple[int, int]], true_book: int, leader_slot: int) -> int:
+    """The heuristic Black Man's vote: agree only if the card the leader would decode after a 1-1
+    vote (``leader_slot``, -1 for none) is of the true book."""
+    if leader_slot >= 0 and table[leader_slot][1] // NUM_VALUES == true_book:
+        return A.AGREE
+    return A.OPPOSE
+
+
+def known_san(view: View, p_true: np.ndarray | Sequence[float]) -> list[float]:
     """Expected SAN per seat from its decoded cards (advisors: 0)."""
     return [
         0.0 if view.roles[s] == ADVISOR else sum(expected_points(c, p_true) for c in view.decoded[s])

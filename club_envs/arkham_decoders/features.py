@@ -36,21 +36,26 @@ every seat.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
-from club_envs.agents.base import Decision
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.bots import (
     HeuristicAgent,
+    _belief,
     belief,
+    eligible_slots,
     expected_points,
+    investigator_true_book,
+    investigator_vote,
+    known_san,
     leader_pick,
     true_book_probabilities,
 )
 from club_envs.arkham_decoders.engine import VOTE, PublicVote, View
 from club_envs.arkham_decoders.observer import MAX_SEATS
-from club_envs.arkham_decoders.rules import ADVISOR, BLACK_MAN, INVESTIGATOR, NUM_BOOKS, NUM_CARDS, NUM_VALUES, PEEK_AT_DECODED, VALUES
+from club_envs.arkham_decoders.rules import ADVISOR, BLACK_MAN, NUM_BOOKS, NUM_CARDS, NUM_VALUES, PEEK_AT_DECODED, VALUES
 
 POINT_SCALE = 10.0  # the largest card magnitude
 TOTAL_SCALE = 20.0
@@ -77,8 +82,6 @@ for _name, _size in LAYOUT:
     _start += _size
 
 _BOT = HeuristicAgent()
-_CARD_BOOK = np.arange(NUM_CARDS) // NUM_VALUES
-_CARD_VALUE = np.array([VALUES[c % NUM_VALUES] for c in range(NUM_CARDS)], dtype=np.float64)
 
 
 def slices() -> dict[str, slice]:
@@ -86,19 +89,23 @@ def slices() -> dict[str, slice]:
     return dict(_SLICES)
 
 
-def public_true_book(view: View) -> np.ndarray:
-    """``P[t]`` as the leader holds it: public votes, and the Black Man once the leader has peeked."""
+def public_true_book(view: View, post: np.ndarray | None = None) -> np.ndarray:
+    """``P[t]`` as the leader holds it: public votes, and the Black Man once the leader has peeked.
+
+    ``post`` is ``belief(view)`` when the caller holds it already (it is only read)."""
+    if post is None:
+        post = belief(view)
     leader_knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
     if leader_knows and view.black_man is not None:
-        return belief(view).sum(axis=0)
+        return post.sum(axis=0)
+    unknowing = post if view.black_man is None else belief(view, black_man=None)
     if leader_knows:  # the leader knows him but this seat does not: average over who he is
-        post = belief(view, black_man=None)
         p = np.zeros(NUM_BOOKS)
         for b, seat in enumerate(view.advisors):
             row = belief(view, black_man=seat)
-            p += post[b].sum() * row.sum(axis=0)
+            p += unknowing[b].sum() * row.sum(axis=0)
         return p
-    return belief(view, black_man=None).sum(axis=0)
+    return unknowing.sum(axis=0)
 
 
 def _table_total(view: View, decoded: tuple[tuple[int, ...], ...], book: int) -> float:
@@ -123,9 +130,35 @@ def _totals(roles: tuple[str, ...], decoded: tuple[tuple[int, ...], ...], penalt
     return tuple(out)
 
 
-def _totals_by_book(view: View) -> np.ndarray:
-    """The table's SAN total, penalties included, if the game ended now and book ``t`` were true."""
-    return np.array(_totals(view.roles, view.decoded, view.insanity_penalty))
+@functools.lru_cache(maxsize=4096)
+def _card_points(p_true: tuple[float, ...]) -> list[float]:
+    """``card_points`` for this ``P[t]``: the expected SAN of decoding each card id, / 10. Cached on
+    the probabilities themselves, which repeat across the seats and decisions of a game (read-only)."""
+    return [expected_points(card, p_true) / POINT_SCALE for card in range(NUM_CARDS)]
+
+
+class _Reading(NamedTuple):
+    """What one seat's inputs need several times, worked out once per position."""
+
+    post: np.ndarray  # belief(view)
+    p_true: list[float]  # true_book_probabilities(view), as Python floats (same numbers, faster)
+    p_public: list[float]  # public_true_book(view)
+    public_slot: int | None  # leader_pick under p_public (-1: none eligible); None before the table is full
+
+
+def _read(view: View) -> _Reading:
+    """The seat's beliefs, each computed once: the belief, the p_true and the leader's pick feed
+    several pieces, the look-ahead and the bot's move."""
+    post = belief(view)
+    p_true = true_book_probabilities(view, post).tolist()
+    p_public = public_true_book(view, post).tolist()
+    slot = leader_pick(view, p_public) if len(view.table) == A.NUM_SLOTS else None
+    return _Reading(post, p_true, p_public, slot)
+
+
+def _public_slot(view: View, reading: _Reading) -> int:
+    """The slot the leader would decode after a 1-1 vote, as the table sees it."""
+    return reading.public_slot if reading.public_slot is not None else leader_pick(view, reading.p_public)
 
 
 def _after_votes(view: View, pair: tuple[int, int], black_man: int) -> tuple[tuple[int, ...], ...]:
@@ -135,11 +168,14 @@ def _after_votes(view: View, pair: tuple[int, int], black_man: int) -> tuple[tup
         return view.decoded
     if agrees == 2:
         slots = range(len(view.table))
+    elif len(eligible_slots(view)) <= 1:  # no choice to make, so no belief needed
+        slots = eligible_slots(view)
     else:
-        after = view._replace(votes=view.votes + (PublicVote(view.table, pair),))
+        # The leader's pick reads the vote history only through its belief: no new view needed.
         knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
-        p_leader = belief(after, black_man=black_man if knows else None).sum(axis=0)
-        slot = leader_pick(after, p_leader)
+        votes = view.votes + (PublicVote(view.table, pair),)
+        p_leader = _belief(votes, view.face_up_books, view.advisors, black_man if knows else None).sum(axis=0)
+        slot = leader_pick(view, p_leader.tolist())
         slots = [slot] if slot >= 0 else []
     decoded = [list(d) for d in view.decoded]
     for i in slots:
@@ -151,84 +187,113 @@ def _after_votes(view: View, pair: tuple[int, int], black_man: int) -> tuple[tup
 def vote_outcome(view: View) -> np.ndarray:
     """(change of the table total if I agree, if I oppose, P(the other advisor agrees)) for an
     advisor about to vote, the other advisor and the leader played as the heuristic plays them."""
-    me = view.seat
-    mine = view.advisors.index(me)
-    other = view.advisors[1 - mine]
-    hypotheses: list[tuple[float, int, int]] = []  # (weight, true book, other advisor's vote)
+    return np.array(_vote_outcome(view, _read(view)))
+
+
+def _rival_votes(view: View, reading: _Reading) -> list[tuple[float, int, int]]:
+    """(weight, true book, the other advisor's vote: 1 agree) per hypothesis this advisor holds.
+
+    The Black Man plays the Investigator for each grimoire it may hold (the same belief as his
+    own, conditioned on him), the Investigator plays the Black Man for each book that may be true
+    (whose leader belief is this seat's ``p_public``: both know who the Black Man is)."""
+    hypotheses = []
     if view.identity == BLACK_MAN:
         book = view.true_book
+        row = reading.post[view.advisors.index(view.black_man)].tolist()
         for grimoire in range(NUM_BOOKS):
             if grimoire == book or grimoire in view.face_up_books:
                 continue
-            rival = view._replace(seat=other, identity=INVESTIGATOR, grimoire=grimoire, true_book=None, hand=(),
-                                  my_vote=None)
-            hypotheses.append((1.0, book, int(_BOT._vote_investigator(rival) == A.AGREE)))
+            p_rival = investigator_true_book(row, grimoire)
+            hypotheses.append((1.0, book, int(investigator_vote(view.table, p_rival) == A.AGREE)))
     else:
-        p_true = true_book_probabilities(view)
-        for book in np.flatnonzero(p_true > 0):
-            rival = view._replace(seat=other, identity=BLACK_MAN, grimoire=int(book), true_book=int(book), hand=(),
-                                  my_vote=None)
-            hypotheses.append((float(p_true[book]), int(book), int(_BOT._vote_black_man(rival) == A.AGREE)))
-    out = np.zeros(3)
+        slot = _public_slot(view, reading)
+        picked = view.table[slot][1] // NUM_VALUES if slot >= 0 else -1
+        for book, p in enumerate(reading.p_true):
+            if p > 0:
+                hypotheses.append((p, book, int(picked == book)))
+    return hypotheses
+
+
+def _vote_outcome(view: View, reading: _Reading) -> list[float]:
+    """:func:`vote_outcome` as a list, from the position's ``reading``."""
+    mine = view.advisors.index(view.seat)
+    hypotheses = _rival_votes(view, reading)
     weight = sum(w for w, _, _ in hypotheses)
     if weight <= 0:
-        return out
-    afters: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}  # the decoded cards per vote pair
+        return [0.0, 0.0, 0.0]
+    before = _totals(view.roles, view.decoded, view.insanity_penalty)
+    after: dict[tuple[int, int], tuple[float, ...]] = {}  # the totals per vote pair
+    out = [0.0, 0.0, 0.0]
     for w, book, other_vote in hypotheses:
-        before = _table_total(view, view.decoded, book)
         for k, my_vote in enumerate((1, 0)):
-            pair = [0, 0]
-            pair[mine], pair[1 - mine] = my_vote, other_vote
-            key = (pair[0], pair[1])
-            if key not in afters:  # the same for every hypothesis: the leader does not know the book
-                afters[key] = _after_votes(view, key, view.black_man)
-            out[k] += w * (_table_total(view, afters[key], book) - before)
+            pair = (my_vote, other_vote) if mine == 0 else (other_vote, my_vote)
+            if pair not in after:  # the same for every hypothesis: the leader does not know the book
+                decoded = _after_votes(view, pair, view.black_man)
+                after[pair] = _totals(view.roles, decoded, view.insanity_penalty)
+            out[k] += w * (after[pair][book] - before[book])
         out[2] += w * other_vote
-    return out / weight
+    return [x / weight for x in out]
 
 
 def heuristic_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> np.ndarray:
-    """The observation followed by the heuristic bot's reading of the position."""
-    extra = np.zeros(HEURISTIC_SIZE, dtype=np.float32)
-    s = _SLICES
-    n, me = view.num_players, view.seat
-    a0, a1 = view.advisors
-    order = (0, 1) if (a0 - me) % n <= (a1 - me) % n else (1, 0)
+    """The observation followed by the heuristic bot's reading of the position.
 
-    post = belief(view)
-    extra[s["belief"]] = post[list(order)].reshape(-1)
-    p_true = true_book_probabilities(view)
-    extra[s["p_true"]] = p_true
-    p_public = public_true_book(view)
-    extra[s["p_true_public"]] = p_public
-    points = p_true[_CARD_BOOK] * _CARD_VALUE + (1.0 - p_true[_CARD_BOOK]) * 1.0
-    extra[s["card_points"]] = points / POINT_SCALE
+    Built as one list of Python floats in layout order, then cast to float32 once: the pieces are
+    a few numbers each, and per-piece numpy work cost more than the arithmetic."""
+    n, me = view.num_players, view.seat
+    reading = _read(view)
+    p_true = reading.p_true
+    a0, a1 = view.advisors
+    rows = reading.post.tolist()
+    if (a0 - me) % n > (a1 - me) % n:  # egocentric order of the advisors
+        rows.reverse()
+    extra = rows[0] + rows[1] + p_true + reading.p_public + _card_points(tuple(p_true))
+
     table = [expected_points(card, p_true) for _, card in view.table]
-    extra[s["table_points"]][: len(table)] = np.asarray(table) / POINT_SCALE
-    extra[s["table_sum"]] = sum(table) / POINT_SCALE
+    extra += [x / POINT_SCALE for x in table] + [0.0] * (A.NUM_SLOTS - len(table)) + [sum(table) / POINT_SCALE]
+    san = known_san(view, p_true)
     if len(view.table) == A.NUM_SLOTS:
-        for name, p in (("pick_mine", p_true), ("pick_public", p_public)):
-            slot = leader_pick(view, p)
-            if slot >= 0:
-                extra[s[name]][slot] = 1.0
-    for k in range(n):
-        seat = (me + k) % n
-        if view.roles[seat] != ADVISOR:
-            extra[s["seat_san"]][k] = sum(expected_points(c, p_true) for c in view.decoded[seat]) / POINT_SCALE
-    by_book = _totals_by_book(view)
-    extra[s["total_san"]] = np.concatenate([[float(p_true @ by_book)], by_book]) / TOTAL_SCALE
+        extra += _one_hot_slot(leader_pick(view, p_true, san)) + _one_hot_slot(reading.public_slot)
+    else:
+        extra += [0.0] * (2 * A.NUM_SLOTS)
+    extra += [san[(me + k) % n] / POINT_SCALE for k in range(n)] + [0.0] * (MAX_SEATS - n)
+    by_book = _totals(view.roles, view.decoded, view.insanity_penalty)
+    extra += [float(np.dot(p_true, by_book)) / TOTAL_SCALE] + [x / TOTAL_SCALE for x in by_book]
 
     if view.phase == VOTE and view.identity is not None and len(view.table) == A.NUM_SLOTS:
-        outcome = vote_outcome(view)
-        extra[s["vote_outcome"]] = (outcome[0] / POINT_SCALE, outcome[1] / POINT_SCALE, outcome[2])
+        agree, oppose, other_agrees = _vote_outcome(view, reading)
+        extra += [agree / POINT_SCALE, oppose / POINT_SCALE, other_agrees]
+    else:
+        extra += [0.0, 0.0, 0.0]
 
-    legal = np.flatnonzero(mask)
+    action = [0.0] * A.NUM_ACTIONS
+    legal = np.asarray(mask).nonzero()[0].tolist()
     if len(legal) == 1:
-        extra[s["heuristic_action"]][legal[0]] = 1.0
+        action[legal[0]] = 1.0
     elif len(legal) > 1:
-        action = _BOT.act(Decision(me, view, [int(a) for a in legal], lambda: observation, lambda: mask))
-        extra[s["heuristic_action"]][int(action)] = 1.0
-    return np.concatenate([np.asarray(observation, dtype=np.float32), extra])
+        action[_heuristic_action(view, legal, reading)] = 1.0
+    extra += action
+
+    size = len(observation)
+    out = np.empty(size + HEURISTIC_SIZE, dtype=np.float32)
+    out[:size] = observation
+    out[size:] = extra
+    return out
+
+
+def _one_hot_slot(slot: int) -> list[float]:
+    """The one-hot of the slot the leader would decode (zeros if none may be chosen)."""
+    out = [0.0] * A.NUM_SLOTS
+    if slot >= 0:
+        out[slot] = 1.0
+    return out
+
+
+def _heuristic_action(view: View, legal: list[int], reading: _Reading) -> int:
+    """The heuristic bot's move, from the reading (the Black Man's leader belief is ``p_public``)."""
+    if view.phase == VOTE and view.identity == BLACK_MAN:
+        return _BOT._vote_black_man(view, reading.public_slot)  # None: it works the slot out itself
+    return _BOT.act_on(view, legal, reading.p_true)
 
 
 __all__ = ["HEURISTIC_SIZE", "LAYOUT", "heuristic_inputs", "public_true_book", "slices", "vote_outcome"]

@@ -186,3 +186,46 @@ def test_the_vote_look_ahead_is_zero_outside_an_advisors_vote():
         view = state.player_view(seat)
         if not (view.phase == "vote" and seat == state.current_player):
             assert not _inputs(state, seat)[-HEURISTIC_SIZE:][part["vote_outcome"]].any()
+
+
+def test_the_shared_reading_and_the_look_ahead_shortcuts_match_the_bot_on_its_own_views():
+    """``heuristic_inputs`` works the seat's beliefs out once and plays the other advisor without
+    building its view; both must give what the bot and the plain functions give from the views."""
+    from club_envs.arkham_decoders.bots import known_san, leader_pick, true_book_probabilities
+    from club_envs.arkham_decoders.features import _read, _rival_votes
+    from club_envs.arkham_decoders.rules import BLACK_MAN, INVESTIGATOR
+
+    bot = HeuristicAgent()
+    rivals = 0
+    for seed in range(30):
+        state = State(Config(num_players=4 + seed % 3), seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            seat, legal = state.current_player, state.legal_actions()
+            for s in range(state.config.num_players):
+                view = state.player_view(s)
+                reading = _read(view)
+                assert reading.p_true == true_book_probabilities(view).tolist()
+                assert reading.p_public == public_true_book(view).tolist()
+                assert leader_pick(view, reading.p_true, known_san(view, reading.p_true)) == leader_pick(
+                    view, true_book_probabilities(view))
+            view = state.player_view(seat)
+            if view.phase == "vote":
+                other = view.advisors[1 - view.advisors.index(seat)]
+                if view.identity == BLACK_MAN:
+                    grimoires = [g for g in range(NUM_BOOKS) if g != view.true_book and g not in view.face_up_books]
+                    rival_views = [view._replace(seat=other, identity=INVESTIGATOR, grimoire=g, true_book=None)
+                                   for g in grimoires]
+                else:
+                    books = [b for b, p in enumerate(true_book_probabilities(view)) if p > 0]
+                    rival_views = [view._replace(seat=other, identity=BLACK_MAN, grimoire=b, true_book=b)
+                                   for b in books]
+                hypotheses = _rival_votes(view, _read(view))
+                assert len(hypotheses) == len(rival_views)
+                for (_, _, vote), rival in zip(hypotheses, rival_views):
+                    played = bot.act(Decision(other, rival, [A.AGREE, A.OPPOSE], lambda: None, lambda: None))
+                    assert vote == int(played == A.AGREE)
+                    rivals += 1
+            state.apply_action(rng.choice(legal) if rng.random() < 0.3 else
+                               bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
+    assert rivals > 100

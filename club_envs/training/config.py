@@ -47,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
         "ent_coef": 0.01,
         "vf_coef": 0.5,
         "max_grad_norm": 0.5,
+        "update_threads": 1,
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
     "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1},
@@ -151,6 +152,7 @@ SCHEMA: dict[str, Any] = {
                     "ent_coef": {"type": "number", "minimum": 0, "maximum": 100},
                     "vf_coef": {"type": "number", "minimum": 0, "maximum": 100},
                     "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
+                    "update_threads": {"type": "integer", "minimum": 1, "maximum": 16},
                 }
             ),
             "network": section(
@@ -338,6 +340,9 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
             f"{source}: algorithm.batch_size: {algo['batch_size']} is larger than one rollout "
             f"(n_steps {algo['n_steps']} x n_envs {envs['n_envs']} = {rollout}); allowed values: 2..{rollout}"
         )
+    if config.get("backend", "sb3") == "rllib" and algo["update_threads"] != 1:
+        raise ConfigFileError(f"{source}: algorithm.update_threads: {algo['update_threads']} belongs to the "
+                              "stable-baselines3 backend (Ray sizes its own learner); allowed values with backend rllib: 1")
     if envs["workers"] > envs["n_envs"]:
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} is more than envs.n_envs "
                               f"({envs['n_envs']}); allowed values: 1..{envs['n_envs']}")

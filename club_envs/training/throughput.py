@@ -1,6 +1,6 @@
 """Training throughput against the training loop's own ceiling.
 
-    python -m club_envs.training.throughput configs/members_only_4p.yaml [--rollouts 3] [--bots none] [--modes batched dummy]
+    python -m club_envs.training.throughput configs/members_only_4p.yaml [--rollouts 3] [--bots none] [--modes batched dummy] [--update-threads 2]
     python -m club_envs.training.throughput --suite [--modes batched]
 
 ``--suite`` measures the cases the project tracks, one after another in the same run: the default
@@ -20,11 +20,12 @@ environments -- opponents drawn from a pool holding two frozen snapshots and the
 
 The **ceiling** is the same learner and settings on a trivial environment of the same observation
 and action sizes (it does nothing but return a fixed vector), measured in the same run, so the
-machine's load cancels out of the ratio. Printed per mode: steps per second, the ratio to the
-ceiling, the same ratio in steps per CPU-second of this process (``x cpu``: on a shared machine the
-wall-clock ratio moves with the other jobs' load between the two measurements, the CPU-time ratio
-much less; the loop runs on one thread), and the share of wall time in the environments, in acting
-and in updates.
+machine's load cancels out of the ratio. Both run PPO's updates on the config's
+``algorithm.update_threads`` (``--update-threads`` overrides it), so more threads raise the
+ceiling too. Printed per mode: steps per second, the ratio to the ceiling, the same ratio in steps
+per CPU-second of this process (``x cpu``: on a shared machine the wall-clock ratio moves with the
+other jobs' load between the two measurements, the CPU-time ratio much less), and the share of
+wall time in the environments, in acting and in updates.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from threadpoolctl import threadpool_limits
 
 from club_envs.training import config as configs
 from club_envs.training import examples
-from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback
+from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.worker_vec import WorkerVecEnv
@@ -90,7 +91,8 @@ def measure(cfg: dict, venv, rollouts: int) -> dict:
     timed = TimedVecEnv(venv)
     model = _model(cfg, timed)
     clock = Clock()
-    callback = TrainingCallback("throughput", _NoPool(), None, clock, {})
+    callback = [TrainingCallback("throughput", _NoPool(), None, clock, {}),
+                UpdateThreads(cfg["algorithm"]["update_threads"])]  # as training does
     steps = rollouts * cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"]
     model.learn(total_timesteps=cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"], callback=callback)  # warm-up
     timed.env_seconds, clock.rollout_seconds, clock.update_seconds, clock.steps = 0.0, 0.0, 0.0, 0
@@ -134,7 +136,8 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
                 pool.add_snapshot(k, lambda path, m=model, s=s: export_policy(m, cfg, s, path, 0))
         obs_size = int(env.observation_space.shape[0])
         print(f"{label}: {n} envs x {cfg['algorithm']['n_steps']} steps, batch {cfg['algorithm']['batch_size']}, "
-              f"{cfg['algorithm']['n_epochs']} epochs, network {cfg['network']['hidden']}, inputs "
+              f"{cfg['algorithm']['n_epochs']} epochs on {cfg['algorithm']['update_threads']} thread(s), "
+              f"network {cfg['network']['hidden']}, inputs "
               f"{cfg['network']['features']}; opponents: {', '.join(cfg['selfplay']['bots']) or 'snapshots only'}")
         top = measure(cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
                       rollouts)
@@ -170,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
     p.add_argument("--modes", nargs="+", choices=MODES, default=["batched", "dummy"])
     p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
+    p.add_argument("--update-threads", type=int, choices=range(1, 17), metavar="1..16", default=None,
+                   help="override algorithm.update_threads (torch threads in PPO's updates, ceiling included)")
     args = p.parse_args(argv)
     if bool(args.config) == args.suite:
         p.error("give CONFIG files or --suite")
@@ -185,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg = configs.load(path)
         if bots is not None:
             cfg["selfplay"]["bots"] = list(bots)
+        if args.update_threads is not None:
+            cfg["algorithm"]["update_threads"] = args.update_threads
         results.append((label, measure_case(cfg, label, args.modes, args.rollouts)))
     if len(results) > 1:
         print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5}" for m in args.modes))

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
@@ -49,7 +50,7 @@ from club_envs.training import config as configs
 from club_envs.training import belief, examples, games
 from club_envs.training.run_folder import append_csv, read_state, save_state
 from club_envs.training.run_folder import main as run_folder_main
-from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, postfix
+from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads, postfix
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
 from club_envs.training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
@@ -129,7 +130,8 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    torch.set_num_threads(1)  # small networks: one thread is fastest and leaves the other core to the envs
+    torch.set_num_threads(1)  # small batches: one thread is fastest and leaves the other core to the envs
+    # (updates may use more: algorithm.update_threads, callbacks.UpdateThreads)
     # The same for numpy's BLAS: the opponents' batched forward passes are small matrix products, which
     # a multi-threaded BLAS makes tens of times slower on a busy 2-core machine.
     threadpool_limits(1, user_api="blas")
@@ -199,8 +201,9 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
                desc=f"train {game_name}", disable=not progress, mininterval=1.0, smoothing=0.05)
     marks = {name: (sum(steps.values()) // every) for name, every in
              (("snapshot", sp["snapshot_every"]), ("eval", ev["every"]), ("checkpoint", cfg["checkpoint"]["every"]))}
-    callbacks = {s: TrainingCallback(s, pools[games.opponent_side(cfg, s)], bar, clocks[s], live,
-                                     prefix="" if len(sides) == 1 else f"{s}_") for s in sides}
+    callbacks = {s: CallbackList([TrainingCallback(s, pools[games.opponent_side(cfg, s)], bar, clocks[s], live,
+                                                   prefix="" if len(sides) == 1 else f"{s}_"),
+                                  UpdateThreads(algo["update_threads"])]) for s in sides}
     started = time.perf_counter()
     for s in sides:
         critic_steps = cfg["pretrain"]["critic_steps"]

@@ -55,39 +55,81 @@ def _belief(votes: tuple, face_up_books: tuple[int, ...], advisors: tuple[int, i
             black_man: int | None) -> np.ndarray:
     """:func:`belief` from the only view fields it reads, cached: a game's seats and decisions ask
     the same question many times (the heuristic, its policy inputs, the search). Read-only."""
-    post = np.ones((2, NUM_BOOKS), dtype=np.float64)
-    for book in face_up_books:
-        post[:, book] = 0.0
-    if black_man is not None:
-        post[1 - advisors.index(black_man), :] = 0.0
-    post *= _vote_likelihood(votes)
-    total = post.sum()
-    out = post / total if total > 0 else np.full((2, NUM_BOOKS), 1.0 / (2 * NUM_BOOKS))
+    out = np.array(_posterior(_vote_likelihood(votes), face_up_books, advisors, black_man))
     out.flags.writeable = False
     return out
 
 
+def book_belief_after(votes: tuple, face_up_books: tuple[int, ...], advisors: tuple[int, int],
+                      black_man: int | None, table: tuple[tuple[int, int], ...], pair: tuple[int, int]) -> list[float]:
+    """``P[t]`` once ``table`` has been voted ``pair``: the numbers of
+    ``_belief(votes + (PublicVote(table, pair),), face_up_books, advisors, black_man).sum(axis=0)``.
+
+    A vote look-ahead asks this of hypothetical advice, which seldom repeats: extending the cached
+    likelihood of ``votes`` skips building, hashing and caching the longer history."""
+    likelihood = _extend(_vote_likelihood(votes), table, pair)
+    first, second = _posterior(likelihood, face_up_books, advisors, black_man)
+    return [x + y for x, y in zip(first, second)]
+
+
+def _posterior(likelihood: tuple[tuple[float, ...], ...], face_up_books: tuple[int, ...],
+               advisors: tuple[int, int], black_man: int | None) -> list[list[float]]:
+    """The normalised ``likelihood`` with face-up grimoires and, if known, the rival of the Black Man
+    ruled out. On Python floats (a 2 x 4 array costs more in numpy calls than in arithmetic), giving
+    the numbers numpy would: a ruled-out entry is 0 (likelihoods are finite), and the total is
+    numpy's pairwise sum of the eight entries."""
+    post = [list(row) for row in likelihood]
+    for book in face_up_books:
+        post[0][book] = post[1][book] = 0.0
+    if black_man is not None:
+        post[1 - advisors.index(black_man)] = [0.0] * NUM_BOOKS
+    (a, b, c, d), (e, f, g, h) = post
+    total = ((a + b) + (c + d)) + ((e + f) + (g + h))
+    if total > 0:
+        return [[x / total for x in row] for row in post]
+    return [[1.0 / (2 * NUM_BOOKS)] * NUM_BOOKS for _ in range(2)]
+
+
 @functools.lru_cache(maxsize=16384)
-def _vote_likelihood(votes: tuple) -> np.ndarray:
-    """``L[b, t]``: the probability of the public vote history if advisor ``b`` is the Black Man and
+def _vote_likelihood(votes: tuple) -> tuple[tuple[float, ...], ...]:
+    """``L[b][t]``: the probability of the public vote history if advisor ``b`` is the Black Man and
     book ``t`` is true. Every seat and every decision of a game shares the same history, and a
     history grows one advice at a time, so it is the cached likelihood of the history without its
-    last advice times that advice's factor (the result is read-only)."""
+    last advice times that advice's factor."""
     if not votes:
-        post = np.ones((2, NUM_BOOKS), dtype=np.float64)
-    else:
-        post = _vote_likelihood(votes[:-1]).copy()
-        public = votes[-1]
-        has_true = np.zeros(NUM_BOOKS, dtype=bool)
-        for _, card in public.table:
-            has_true[card // NUM_VALUES] = True
-        for b in range(2):
-            bm_vote, inv_vote = public.votes[b], public.votes[1 - b]
-            p_bm = np.where(has_true, BM_AGREE_WITH_TRUE, BM_AGREE_WITHOUT_TRUE)
-            p_inv = np.where(has_true, INV_AGREE_WITH_TRUE, INV_AGREE_WITHOUT_TRUE)
-            post[b] *= (p_bm if bm_vote else 1 - p_bm) * (p_inv if inv_vote else 1 - p_inv)
-    post.flags.writeable = False
-    return post
+        return ((1.0,) * NUM_BOOKS,) * 2
+    public = votes[-1]
+    return _extend(_vote_likelihood(votes[:-1]), public.table, public.votes)
+
+
+def _extend(likelihood: tuple[tuple[float, ...], ...], table: Sequence[tuple[int, int]],
+            pair: Sequence[int]) -> tuple[tuple[float, ...], ...]:
+    """``likelihood`` times the vote model's probability of one more advice: ``table`` voted
+    ``pair`` (per advisor in vote order, 1 agree)."""
+    books = 0  # bit t: the table holds a card of book t
+    for _, card in table:
+        books |= 1 << card // NUM_VALUES
+    factors = _advice_factors(books, bool(pair[0]), bool(pair[1]))
+    return tuple([tuple([x * f for x, f in zip(row, factor)]) for row, factor in zip(likelihood, factors)])
+
+
+@functools.lru_cache(maxsize=256)
+def _advice_factors(books: int, first: bool, second: bool) -> tuple[tuple[float, ...], ...]:
+    """``F[b][t]``: the vote model's probability that the advisors vote (``first``, ``second``) on
+    a table holding cards of the books set in the bits of ``books`` if advisor ``b`` is the Black
+    Man and book ``t`` is true (only 64 distinct answers, hence cached)."""
+    votes = (first, second)
+    factors = []
+    for b in range(2):
+        bm_vote, inv_vote = votes[b], votes[1 - b]
+        row = []
+        for book in range(NUM_BOOKS):
+            has_true = books >> book & 1
+            p_bm = BM_AGREE_WITH_TRUE if has_true else BM_AGREE_WITHOUT_TRUE
+            p_inv = INV_AGREE_WITH_TRUE if has_true else INV_AGREE_WITHOUT_TRUE
+            row.append((p_bm if bm_vote else 1 - p_bm) * (p_inv if inv_vote else 1 - p_inv))
+        factors.append(tuple(row))
+    return tuple(factors)
 
 
 def true_book_probabilities(view: View, post: np.ndarray | None = None) -> np.ndarray:
@@ -139,16 +181,16 @@ def leader_pick(view: View, p_true: np.ndarray | Sequence[float], san: list[floa
     the eligible card with the highest expected points, ties to the owner with the lowest SAN.
     ``san`` is ``known_san(view, p_true)`` when the caller holds it already."""
     eligible = eligible_slots(view)
-    if len(eligible) <= 1:  # nothing to rank (and the SANs are the costly part)
+    if len(eligible) <= 1:  # nothing to rank
         return eligible[0] if eligible else -1
+    points = [expected_points(view.table[slot][1], p_true) for slot in eligible]
+    best = max(points)
+    tied = [slot for slot, x in zip(eligible, points) if x == best]
+    if len(tied) == 1:  # no tie to break: the SANs, the costly part, are not needed
+        return tied[0]
     if san is None:
         san = known_san(view, p_true)
-
-    def rank(slot: int) -> tuple[float, float]:
-        seat, card = view.table[slot]
-        return (expected_points(card, p_true), -san[seat])
-
-    return max(eligible, key=rank)
+    return max(tied, key=lambda slot: -san[view.table[slot][0]])
 
 
 def eligible_slots(view: View) -> list[int]:

@@ -43,19 +43,27 @@ import numpy as np
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.bots import (
     HeuristicAgent,
-    _belief,
     belief,
+    book_belief_after,
     eligible_slots,
     expected_points,
     investigator_true_book,
     investigator_vote,
-    known_san,
     leader_pick,
     true_book_probabilities,
 )
-from club_envs.arkham_decoders.engine import VOTE, PublicVote, View
+from club_envs.arkham_decoders.engine import VOTE, View
 from club_envs.arkham_decoders.observer import MAX_SEATS
-from club_envs.arkham_decoders.rules import ADVISOR, BLACK_MAN, NUM_BOOKS, NUM_CARDS, NUM_VALUES, PEEK_AT_DECODED, VALUES
+from club_envs.arkham_decoders.rules import (
+    ADVISOR,
+    BLACK_MAN,
+    INVESTIGATOR,
+    NUM_BOOKS,
+    NUM_CARDS,
+    NUM_VALUES,
+    PEEK_AT_DECODED,
+    VALUES,
+)
 
 POINT_SCALE = 10.0  # the largest card magnitude
 TOTAL_SCALE = 20.0
@@ -116,25 +124,26 @@ def _table_total(view: View, decoded: tuple[tuple[int, ...], ...], book: int) ->
 @functools.lru_cache(maxsize=16384)
 def _totals(roles: tuple[str, ...], decoded: tuple[tuple[int, ...], ...], penalty: int) -> tuple[float, ...]:
     """The table's SAN total, penalties included, for these decoded cards if book ``t`` is true,
-    per ``t``. Cached: every seat of a game, and every look-ahead of a vote, asks it of the same
-    few decoded piles (the totals are sums of whole numbers, so the cache changes nothing)."""
-    out = []
-    for book in range(NUM_BOOKS):
-        total = 0.0
-        for seat, role in enumerate(roles):
-            if role == ADVISOR:
-                continue
-            san = sum(VALUES[c % NUM_VALUES] if c // NUM_VALUES == book else 1 for c in decoded[seat])
-            total += san - penalty if san <= 0 else san
-        out.append(float(total))
-    return tuple(out)
+    per ``t``. Cached: every seat of a game asks it of the same few decoded piles (the totals are
+    sums of whole numbers, so the cache changes nothing)."""
+    piles = [_pile_san(pile) for role, pile in zip(roles, decoded) if role != ADVISOR]
+    return tuple(float(sum(_penalised(san[book], penalty) for san in piles)) for book in range(NUM_BOOKS))
 
 
 @functools.lru_cache(maxsize=4096)
-def _card_points(p_true: tuple[float, ...]) -> list[float]:
-    """``card_points`` for this ``P[t]``: the expected SAN of decoding each card id, / 10. Cached on
-    the probabilities themselves, which repeat across the seats and decisions of a game (read-only)."""
-    return [expected_points(card, p_true) / POINT_SCALE for card in range(NUM_CARDS)]
+def _points_by_card(p_true: tuple[float, ...]) -> tuple[list[float], list[float]]:
+    """The expected SAN of decoding each card id for this ``P[t]``, and the same / 10 (the
+    ``card_points`` piece). Cached on the probabilities themselves, which repeat across the seats
+    and decisions of a game; the table cards and the seats' SANs look their cards up here
+    (read-only)."""
+    points = [expected_points(card, p_true) for card in range(NUM_CARDS)]
+    return points, [x / POINT_SCALE for x in points]
+
+
+def _seat_sans(view: View, points: list[float]) -> list[float]:
+    """:func:`~club_envs.arkham_decoders.bots.known_san` from the cards' expected points: the same
+    numbers summed in the same order, looked up instead of worked out card by card."""
+    return [0.0 if role == ADVISOR else sum([points[c] for c in pile]) for role, pile in zip(view.roles, view.decoded)]
 
 
 class _Reading(NamedTuple):
@@ -151,9 +160,18 @@ def _read(view: View) -> _Reading:
     several pieces, the look-ahead and the bot's move."""
     post = belief(view)
     p_true = true_book_probabilities(view, post).tolist()
-    p_public = public_true_book(view, post).tolist()
+    p_public = p_true if _sees_as_the_leader(view) else public_true_book(view, post).tolist()
     slot = leader_pick(view, p_public) if len(view.table) == A.NUM_SLOTS else None
     return _Reading(post, p_true, p_public, slot)
+
+
+def _sees_as_the_leader(view: View) -> bool:
+    """Whether the seat's ``p_true`` is the public one: it holds no clue of its own about the book
+    (neither the Black Man nor the Investigator) and knows the Black Man exactly when the leader
+    does -- both are then the sum of the same belief, so one sum serves both."""
+    if view.true_book is not None or view.identity == INVESTIGATOR:
+        return False
+    return (len(view.decoded[view.leader]) >= PEEK_AT_DECODED) == (view.black_man is not None)
 
 
 def _public_slot(view: View, reading: _Reading) -> int:
@@ -161,27 +179,55 @@ def _public_slot(view: View, reading: _Reading) -> int:
     return reading.public_slot if reading.public_slot is not None else leader_pick(view, reading.p_public)
 
 
-def _after_votes(view: View, pair: tuple[int, int], black_man: int) -> tuple[tuple[int, ...], ...]:
-    """The decoded cards after this vote pair, the leader choosing as the heuristic leader would."""
+def _decoded_slots(view: View, pair: tuple[int, int], black_man: int) -> list[int]:
+    """The table slots decoded after this vote pair, the leader choosing as the heuristic leader would."""
     agrees = pair[0] + pair[1]
     if agrees == 0:
-        return view.decoded
+        return []
     if agrees == 2:
-        slots = range(len(view.table))
-    elif len(eligible_slots(view)) <= 1:  # no choice to make, so no belief needed
-        slots = eligible_slots(view)
-    else:
-        # The leader's pick reads the vote history only through its belief: no new view needed.
-        knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
-        votes = view.votes + (PublicVote(view.table, pair),)
-        p_leader = _belief(votes, view.face_up_books, view.advisors, black_man if knows else None).sum(axis=0)
-        slot = leader_pick(view, p_leader.tolist())
-        slots = [slot] if slot >= 0 else []
-    decoded = [list(d) for d in view.decoded]
+        return list(range(len(view.table)))
+    eligible = eligible_slots(view)
+    if len(eligible) <= 1:  # no choice to make, so no belief needed
+        return eligible
+    # The leader's pick reads the vote history only through its belief: no new view needed.
+    knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
+    p_leader = book_belief_after(view.votes, view.face_up_books, view.advisors, black_man if knows else None,
+                                 view.table, pair)
+    slot = leader_pick(view, p_leader)
+    return [slot] if slot >= 0 else []
+
+
+def _total_change(view: View, slots: list[int]) -> list[int]:
+    """Per book ``t``: how the table's SAN total (penalties included, as in :func:`_totals`) moves
+    if these slots are decoded and ``t`` is true. Only the cards' owners move; the totals are whole
+    numbers, so this is exactly the difference of the two totals."""
+    added: dict[int, tuple[int, ...]] = {}
     for i in slots:
         seat, card = view.table[i]
-        decoded[seat].append(card)
-    return tuple(tuple(d) for d in decoded)
+        added[seat] = added.get(seat, ()) + (card,)
+    penalty = view.insanity_penalty
+    change = [0] * NUM_BOOKS
+    for seat, cards in added.items():
+        if view.roles[seat] == ADVISOR:
+            continue
+        before, extra = _pile_san(view.decoded[seat]), _pile_san(cards)
+        for book in range(NUM_BOOKS):
+            after = before[book] + extra[book]
+            change[book] += _penalised(after, penalty) - _penalised(before[book], penalty)
+    return change
+
+
+@functools.lru_cache(maxsize=16384)
+def _pile_san(cards: tuple[int, ...]) -> tuple[int, ...]:
+    """The SAN of these decoded cards if book ``t`` is true, per ``t``. Cached: the look-ahead asks
+    it of the same few piles, seat after seat."""
+    return tuple(sum(VALUES[c % NUM_VALUES] if c // NUM_VALUES == book else 1 for c in cards)
+                 for book in range(NUM_BOOKS))
+
+
+def _penalised(san: int, penalty: int) -> int:
+    """A seat's SAN as it counts in the table total: the insanity penalty below 1."""
+    return san - penalty if san <= 0 else san
 
 
 def vote_outcome(view: View) -> np.ndarray:
@@ -221,16 +267,14 @@ def _vote_outcome(view: View, reading: _Reading) -> list[float]:
     weight = sum(w for w, _, _ in hypotheses)
     if weight <= 0:
         return [0.0, 0.0, 0.0]
-    before = _totals(view.roles, view.decoded, view.insanity_penalty)
-    after: dict[tuple[int, int], tuple[float, ...]] = {}  # the totals per vote pair
+    change: dict[tuple[int, int], list[int]] = {}  # the total's change per vote pair
     out = [0.0, 0.0, 0.0]
     for w, book, other_vote in hypotheses:
         for k, my_vote in enumerate((1, 0)):
             pair = (my_vote, other_vote) if mine == 0 else (other_vote, my_vote)
-            if pair not in after:  # the same for every hypothesis: the leader does not know the book
-                decoded = _after_votes(view, pair, view.black_man)
-                after[pair] = _totals(view.roles, decoded, view.insanity_penalty)
-            out[k] += w * (after[pair][book] - before[book])
+            if pair not in change:  # the same for every hypothesis: the leader does not know the book
+                change[pair] = _total_change(view, _decoded_slots(view, pair, view.black_man))
+            out[k] += w * change[pair][book]
         out[2] += w * other_vote
     return [x / weight for x in out]
 
@@ -247,13 +291,16 @@ def heuristic_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> n
     rows = reading.post.tolist()
     if (a0 - me) % n > (a1 - me) % n:  # egocentric order of the advisors
         rows.reverse()
-    extra = rows[0] + rows[1] + p_true + reading.p_public + _card_points(tuple(p_true))
+    points, card_points = _points_by_card(tuple(p_true))
+    extra = rows[0] + rows[1] + p_true + reading.p_public + card_points
 
-    table = [expected_points(card, p_true) for _, card in view.table]
+    table = [points[card] for _, card in view.table]
     extra += [x / POINT_SCALE for x in table] + [0.0] * (A.NUM_SLOTS - len(table)) + [sum(table) / POINT_SCALE]
-    san = known_san(view, p_true)
+    san = _seat_sans(view, points)
     if len(view.table) == A.NUM_SLOTS:
-        extra += _one_hot_slot(leader_pick(view, p_true, san)) + _one_hot_slot(reading.public_slot)
+        shared = reading.p_public is p_true  # then the leader's pick is the seat's own
+        mine = reading.public_slot if shared else leader_pick(view, p_true, san)
+        extra += _one_hot_slot(mine) + _one_hot_slot(reading.public_slot)
     else:
         extra += [0.0] * (2 * A.NUM_SLOTS)
     extra += [san[(me + k) % n] / POINT_SCALE for k in range(n)] + [0.0] * (MAX_SEATS - n)

@@ -229,3 +229,104 @@ def test_the_shared_reading_and_the_look_ahead_shortcuts_match_the_bot_on_its_ow
             state.apply_action(rng.choice(legal) if rng.random() < 0.3 else
                                bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
     assert rivals > 100
+
+
+def _product_belief(votes, face_up_books, advisors, black_man):
+    """The vote model's posterior written plainly in numpy, one factor array per advice: what the
+    faster :func:`~club_envs.arkham_decoders.bots._belief` must reproduce bit for bit."""
+    from club_envs.arkham_decoders import bots
+    from club_envs.arkham_decoders.rules import NUM_VALUES
+
+    likelihood = np.ones((2, NUM_BOOKS))
+    for public in votes:
+        has_true = np.zeros(NUM_BOOKS, dtype=bool)
+        for _, card in public.table:
+            has_true[card // NUM_VALUES] = True
+        for b in range(2):
+            p_bm = np.where(has_true, bots.BM_AGREE_WITH_TRUE, bots.BM_AGREE_WITHOUT_TRUE)
+            p_inv = np.where(has_true, bots.INV_AGREE_WITH_TRUE, bots.INV_AGREE_WITHOUT_TRUE)
+            bm_vote, inv_vote = public.votes[b], public.votes[1 - b]
+            likelihood[b] *= (p_bm if bm_vote else 1 - p_bm) * (p_inv if inv_vote else 1 - p_inv)
+    post = np.ones((2, NUM_BOOKS))
+    for book in face_up_books:
+        post[:, book] = 0.0
+    if black_man is not None:
+        post[1 - advisors.index(black_man), :] = 0.0
+    post *= likelihood
+    total = post.sum()
+    return post / total if total > 0 else np.full((2, NUM_BOOKS), 1.0 / (2 * NUM_BOOKS))
+
+
+def test_the_belief_and_its_one_advice_extension_are_the_plain_product_bit_for_bit():
+    """The belief is summed on Python floats in numpy's order, and the look-ahead extends a cached
+    history by one hypothetical advice: both must give the very float64 numbers of the plain numpy
+    product (the policy inputs are compared bit for bit), on histories of every length and with
+    every face-up set, including the one where nothing is left (the uniform fallback)."""
+    from club_envs.arkham_decoders.bots import _belief, book_belief_after
+    from club_envs.arkham_decoders.engine import PublicVote
+    from club_envs.arkham_decoders.rules import NUM_CARDS
+
+    rng = random.Random(7)
+    advisors = (1, 3)
+    for _ in range(400):
+        votes = tuple(PublicVote(tuple((rng.randrange(5), rng.randrange(NUM_CARDS)) for _ in range(3)),
+                                 (rng.randrange(2), rng.randrange(2))) for _ in range(rng.randrange(16)))
+        face_up = tuple(rng.sample(range(NUM_BOOKS), rng.choice([0, 0, 1, 2, 3, 4])))
+        black_man = rng.choice([None, *advisors])
+        expected = _product_belief(votes, face_up, advisors, black_man)
+        got = _belief(votes, face_up, advisors, black_man)
+        assert got.dtype == np.float64 and got.tobytes() == expected.tobytes()
+        table = tuple((rng.randrange(5), rng.randrange(NUM_CARDS)) for _ in range(3))
+        for pair in ((1, 0), (0, 1), (1, 1), (0, 0)):
+            longer = _product_belief(votes + (PublicVote(table, pair),), face_up, advisors, black_man)
+            assert book_belief_after(votes, face_up, advisors, black_man, table, pair) == longer.sum(axis=0).tolist()
+
+
+def test_the_look_ahead_shortcuts_match_the_plain_definitions_on_game_views():
+    """The leader's pick works the SANs out only to break a tie, the seats' SANs are looked up per
+    card, and a vote's effect on the table total is summed over the cards' owners only: each must
+    equal its plain definition on the views of real games."""
+    from itertools import combinations
+
+    from club_envs.arkham_decoders.bots import (
+        eligible_slots,
+        expected_points,
+        known_san,
+        leader_pick,
+        true_book_probabilities,
+    )
+    from club_envs.arkham_decoders.features import _points_by_card, _seat_sans, _total_change, _totals
+
+    bot = HeuristicAgent()
+    ties = 0
+    for seed in range(12):
+        state = State(Config(num_players=4 + seed % 3), seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            seat, legal = state.current_player, state.legal_actions()
+            view = state.player_view(seat)
+            p_true = true_book_probabilities(view).tolist()
+            assert _seat_sans(view, _points_by_card(tuple(p_true))[0]) == known_san(view, p_true)
+            if len(view.table) == A.NUM_SLOTS:
+                san = known_san(view, p_true)
+
+                def rank(slot, view=view, p_true=p_true, san=san):
+                    seat_of, card = view.table[slot]
+                    return (expected_points(card, p_true), -san[seat_of])
+
+                eligible = eligible_slots(view)
+                plain = max(eligible, key=rank) if eligible else -1
+                assert leader_pick(view, p_true) == plain
+                points = [expected_points(view.table[s][1], p_true) for s in eligible]
+                ties += len(points) > len(set(points))
+                before = _totals(view.roles, view.decoded, view.insanity_penalty)
+                for k in range(A.NUM_SLOTS + 1):
+                    for slots in combinations(range(A.NUM_SLOTS), k):
+                        decoded = [list(d) for d in view.decoded]
+                        for i in slots:
+                            decoded[view.table[i][0]].append(view.table[i][1])
+                        after = _totals(view.roles, tuple(map(tuple, decoded)), view.insanity_penalty)
+                        assert _total_change(view, list(slots)) == [a - b for a, b in zip(after, before)]
+            state.apply_action(rng.choice(legal) if rng.random() < 0.3 else
+                               bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
+    assert ties > 0

@@ -188,6 +188,21 @@ def test_the_vote_look_ahead_is_zero_outside_an_advisors_vote():
             assert not _inputs(state, seat)[-HEURISTIC_SIZE:][part["vote_outcome"]].any()
 
 
+def _mixed_games(seeds: range):
+    """Every position of seeded 4-6 player games, the seat to move playing the heuristic bot or, 3
+    times in 10, a random legal action: ``(state, seat, view)`` before each move."""
+    bot = HeuristicAgent()
+    for seed in seeds:
+        state = State(Config(num_players=4 + seed % 3), seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            seat, legal = state.current_player, state.legal_actions()
+            view = state.player_view(seat)
+            yield state, seat, view
+            state.apply_action(rng.choice(legal) if rng.random() < 0.3 else
+                               bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
+
+
 def test_the_shared_reading_and_the_look_ahead_shortcuts_match_the_bot_on_its_own_views():
     """``heuristic_inputs`` works the seat's beliefs out once and plays the other advisor without
     building its view; both must give what the bot and the plain functions give from the views."""
@@ -197,37 +212,30 @@ def test_the_shared_reading_and_the_look_ahead_shortcuts_match_the_bot_on_its_ow
 
     bot = HeuristicAgent()
     rivals = 0
-    for seed in range(30):
-        state = State(Config(num_players=4 + seed % 3), seed=seed)
-        rng = random.Random(seed)
-        while not state.is_terminal:
-            seat, legal = state.current_player, state.legal_actions()
-            for s in range(state.config.num_players):
-                view = state.player_view(s)
-                reading = _read(view)
-                assert reading.p_true == true_book_probabilities(view).tolist()
-                assert reading.p_public == public_true_book(view).tolist()
-                assert leader_pick(view, reading.p_true, known_san(view, reading.p_true)) == leader_pick(
-                    view, true_book_probabilities(view))
-            view = state.player_view(seat)
-            if view.phase == "vote":
-                other = view.advisors[1 - view.advisors.index(seat)]
-                if view.identity == BLACK_MAN:
-                    grimoires = [g for g in range(NUM_BOOKS) if g != view.true_book and g not in view.face_up_books]
-                    rival_views = [view._replace(seat=other, identity=INVESTIGATOR, grimoire=g, true_book=None)
-                                   for g in grimoires]
-                else:
-                    books = [b for b, p in enumerate(true_book_probabilities(view)) if p > 0]
-                    rival_views = [view._replace(seat=other, identity=BLACK_MAN, grimoire=b, true_book=b)
-                                   for b in books]
-                hypotheses = _rival_votes(view, _read(view))
-                assert len(hypotheses) == len(rival_views)
-                for (_, _, vote), rival in zip(hypotheses, rival_views):
-                    played = bot.act(Decision(other, rival, [A.AGREE, A.OPPOSE], lambda: None, lambda: None))
-                    assert vote == int(played == A.AGREE)
-                    rivals += 1
-            state.apply_action(rng.choice(legal) if rng.random() < 0.3 else
-                               bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
+    for state, seat, view in _mixed_games(range(30)):
+        for s in range(state.config.num_players):
+            seen = state.player_view(s)
+            reading = _read(seen)
+            assert reading.p_true == true_book_probabilities(seen).tolist()
+            assert reading.p_public == public_true_book(seen).tolist()
+            assert leader_pick(seen, reading.p_true, known_san(seen, reading.p_true)) == leader_pick(
+                seen, true_book_probabilities(seen))
+        if view.phase == "vote":
+            other = view.advisors[1 - view.advisors.index(seat)]
+            if view.identity == BLACK_MAN:
+                grimoires = [g for g in range(NUM_BOOKS) if g != view.true_book and g not in view.face_up_books]
+                rival_views = [view._replace(seat=other, identity=INVESTIGATOR, grimoire=g, true_book=None)
+                               for g in grimoires]
+            else:
+                books = [b for b, p in enumerate(true_book_probabilities(view)) if p > 0]
+                rival_views = [view._replace(seat=other, identity=BLACK_MAN, grimoire=b, true_book=b)
+                               for b in books]
+            hypotheses = _rival_votes(view, _read(view))
+            assert len(hypotheses) == len(rival_views)
+            for (_, _, vote), rival in zip(hypotheses, rival_views):
+                played = bot.act(Decision(other, rival, [A.AGREE, A.OPPOSE], lambda: None, lambda: None))
+                assert vote == int(played == A.AGREE)
+                rivals += 1
     assert rivals > 100
 
 
@@ -296,37 +304,39 @@ def test_the_look_ahead_shortcuts_match_the_plain_definitions_on_game_views():
         true_book_probabilities,
     )
     from club_envs.arkham_decoders.features import _points_by_card, _seat_sans, _total_change, _totals
+    from club_envs.arkham_decoders.rules import ADVISOR, NUM_VALUES, VALUES
 
-    bot = HeuristicAgent()
+    def plain_totals(view, decoded):  # the rules' table total per true book, penalties included
+        totals = []
+        for book in range(NUM_BOOKS):
+            sans = [sum(VALUES[c % NUM_VALUES] if c // NUM_VALUES == book else 1 for c in pile)
+                    for role, pile in zip(view.roles, decoded) if role != ADVISOR]
+            totals.append(sum(san - view.insanity_penalty if san <= 0 else san for san in sans))
+        return totals
+
     ties = 0
-    for seed in range(12):
-        state = State(Config(num_players=4 + seed % 3), seed=seed)
-        rng = random.Random(seed)
-        while not state.is_terminal:
-            seat, legal = state.current_player, state.legal_actions()
-            view = state.player_view(seat)
-            p_true = true_book_probabilities(view).tolist()
-            assert _seat_sans(view, _points_by_card(tuple(p_true))[0]) == known_san(view, p_true)
-            if len(view.table) == A.NUM_SLOTS:
-                san = known_san(view, p_true)
+    for _, _, view in _mixed_games(range(12)):
+        p_true = true_book_probabilities(view).tolist()
+        assert _seat_sans(view, _points_by_card(tuple(p_true))[0]) == known_san(view, p_true)
+        assert list(_totals(view.roles, view.decoded, view.insanity_penalty)) == plain_totals(view, view.decoded)
+        if len(view.table) == A.NUM_SLOTS:
+            san = known_san(view, p_true)
 
-                def rank(slot, view=view, p_true=p_true, san=san):
-                    seat_of, card = view.table[slot]
-                    return (expected_points(card, p_true), -san[seat_of])
+            def rank(slot, view=view, p_true=p_true, san=san):
+                seat_of, card = view.table[slot]
+                return (expected_points(card, p_true), -san[seat_of])
 
-                eligible = eligible_slots(view)
-                plain = max(eligible, key=rank) if eligible else -1
-                assert leader_pick(view, p_true) == plain
-                points = [expected_points(view.table[s][1], p_true) for s in eligible]
-                ties += len(points) > len(set(points))
-                before = _totals(view.roles, view.decoded, view.insanity_penalty)
-                for k in range(A.NUM_SLOTS + 1):
-                    for slots in combinations(range(A.NUM_SLOTS), k):
-                        decoded = [list(d) for d in view.decoded]
-                        for i in slots:
-                            decoded[view.table[i][0]].append(view.table[i][1])
-                        after = _totals(view.roles, tuple(map(tuple, decoded)), view.insanity_penalty)
-                        assert _total_change(view, list(slots)) == [a - b for a, b in zip(after, before)]
-            state.apply_action(rng.choice(legal) if rng.random() < 0.3 else
-                               bot.act(Decision(seat, view, legal, lambda: None, lambda: None)))
+            eligible = eligible_slots(view)
+            plain = max(eligible, key=rank) if eligible else -1
+            assert leader_pick(view, p_true) == plain
+            points = [expected_points(view.table[s][1], p_true) for s in eligible]
+            ties += len(points) > len(set(points))
+            before = plain_totals(view, view.decoded)
+            for k in range(A.NUM_SLOTS + 1):
+                for slots in combinations(range(A.NUM_SLOTS), k):
+                    decoded = [list(d) for d in view.decoded]
+                    for i in slots:
+                        decoded[view.table[i][0]].append(view.table[i][1])
+                    after = plain_totals(view, decoded)
+                    assert _total_change(view, list(slots)) == [a - b for a, b in zip(after, before)]
     assert ties > 0

@@ -160,11 +160,16 @@ def investigator_true_book(row: list[float], grimoire: int) -> list[float]:
     return [x / total for x in p] if total > 0 else p
 
 
+def leader_has_peeked(view: View) -> bool:
+    """Whether the leader knows the Black Man: it has decoded the cards that let it peek, which
+    every seat sees."""
+    return len(view.decoded[view.leader]) >= PEEK_AT_DECODED
+
+
 def leader_true_book(view: View, black_man: int) -> np.ndarray:
     """``P[t]`` as the leader holds it when ``black_man`` is the Black Man: the public votes, and
-    him once the leader has decoded the cards that let it peek (which everyone sees)."""
-    knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
-    return belief(view, black_man=black_man if knows else None).sum(axis=0)
+    him once the leader has peeked."""
+    return belief(view, black_man=black_man if leader_has_peeked(view) else None).sum(axis=0)
 
 
 def expected_points(card: int, p_true: np.ndarray | Sequence[float]) -> float:
@@ -257,9 +262,6 @@ class HeuristicAgent:
         if view.seat != view.leader and expected_points(best_card, p_true) < PASS_BELOW_EXPECTED_POINTS:
             return A.PASS
         return A.REVEAL + best_card
-
-    def _vote_investigator(self, view: View) -> int:
-        return investigator_vote(view.table, true_book_probabilities(view).tolist())
 
     def _vote_black_man(self, view: View, leader_slot: int | None = None) -> int:
         """``leader_slot``: ``leader_pick`` under ``leader_true_book(view, view.seat)``, if known."""

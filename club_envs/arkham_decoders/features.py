@@ -49,6 +49,7 @@ from club_envs.arkham_decoders.bots import (
     expected_points,
     investigator_true_book,
     investigator_vote,
+    leader_has_peeked,
     leader_pick,
     true_book_probabilities,
 )
@@ -61,7 +62,6 @@ from club_envs.arkham_decoders.rules import (
     NUM_BOOKS,
     NUM_CARDS,
     NUM_VALUES,
-    PEEK_AT_DECODED,
     VALUES,
 )
 
@@ -103,7 +103,7 @@ def public_true_book(view: View, post: np.ndarray | None = None) -> np.ndarray:
     ``post`` is ``belief(view)`` when the caller holds it already (it is only read)."""
     if post is None:
         post = belief(view)
-    leader_knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
+    leader_knows = leader_has_peeked(view)
     if leader_knows and view.black_man is not None:
         return post.sum(axis=0)
     unknowing = post if view.black_man is None else belief(view, black_man=None)
@@ -171,7 +171,7 @@ def _sees_as_the_leader(view: View) -> bool:
     does -- both are then the sum of the same belief, so one sum serves both."""
     if view.true_book is not None or view.identity == INVESTIGATOR:
         return False
-    return (len(view.decoded[view.leader]) >= PEEK_AT_DECODED) == (view.black_man is not None)
+    return leader_has_peeked(view) == (view.black_man is not None)
 
 
 def _public_slot(view: View, reading: _Reading) -> int:
@@ -190,9 +190,8 @@ def _decoded_slots(view: View, pair: tuple[int, int], black_man: int) -> list[in
     if len(eligible) <= 1:  # no choice to make, so no belief needed
         return eligible
     # The leader's pick reads the vote history only through its belief: no new view needed.
-    knows = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
-    p_leader = book_belief_after(view.votes, view.face_up_books, view.advisors, black_man if knows else None,
-                                 view.table, pair)
+    p_leader = book_belief_after(view.votes, view.face_up_books, view.advisors,
+                                 black_man if leader_has_peeked(view) else None, view.table, pair)
     slot = leader_pick(view, p_leader)
     return [slot] if slot >= 0 else []
 

@@ -30,9 +30,10 @@ import numpy as np
 from club_envs.agents import belief_file
 from club_envs.agents.base import Decision
 from club_envs.arkham_decoders import actions as A
+from club_envs.arkham_decoders.bots import leader_has_peeked
 from club_envs.arkham_decoders.engine import VOTE, View
 from club_envs.arkham_decoders.observer import Observer
-from club_envs.arkham_decoders.rules import BLACK_MAN, GAME_NAME, NUM_VALUES, PEEK_AT_DECODED, VALUES
+from club_envs.arkham_decoders.rules import BLACK_MAN, GAME_NAME, NUM_VALUES, VALUES
 
 OBS_SIZE = Observer().size
 TABLE_SLOTS = 3
@@ -52,7 +53,7 @@ def vote_facts(view: View) -> np.ndarray:
         true_cards += is_true
         out[3 * i:3 * i + 3] = (is_true, VALUES[card % NUM_VALUES] / _VALUE_SCALE, 1.0)
     out[3 * TABLE_SLOTS] = true_cards
-    out[3 * TABLE_SLOTS + 1] = len(view.decoded[view.leader]) >= PEEK_AT_DECODED
+    out[3 * TABLE_SLOTS + 1] = leader_has_peeked(view)
     return out
 
 

@@ -6,7 +6,10 @@ Runs ``python -m club_envs.training.throughput --suite``: the default config,
 its pure self-play variant, ``members_only_selfplay`` and Arkham, each measured next to the same
 learner on a trivial environment of the same sizes (the ceiling) in the same run, so the ratio is
 meaningful on a loaded machine; by default in two modes, all games in the training process
-(``batched``) and split over worker processes (``workers``). Figures: docs/benchmarks.md.
+(``batched``) and split over worker processes (``workers``). Each mode's games are also timed alone
+(random legal learner moves, no learner), which bounds the ratio any loop can reach with them: the
+``bound`` column for stable-baselines3's loop, which takes turns, and the ``two-core bound`` for a
+loop that would overlap games and acting perfectly on both cores. Figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -26,6 +26,16 @@ ceiling too. Printed per mode: steps per second, the ratio to the ceiling, the s
 per CPU-second of this process (``x cpu``: on a shared machine the wall-clock ratio moves with the
 other jobs' load between the two measurements, the CPU-time ratio much less), and the share of
 wall time in the environments, in acting and in updates.
+
+Then the **games alone**: the same vector environment stepped with random legal learner actions
+and no learner at all, for as many steps. It says how far any training loop could get with these
+games. stable-baselines3's loop takes turns (the learner waits while the games move, and the games
+wait while it acts and updates), so a mode's ratio is at most ``G / (G + C)`` for games-alone rate
+``G`` and ceiling ``C`` (``bound``). Even a loop that kept both cores busy through every rollout
+(games and acting overlapped perfectly; only the update, which needs the whole rollout, on its own)
+would take at least ``U + (E + A) / 2`` per step, where ``E`` is the games' CPU time per step in one
+process and ``A`` and ``U`` the ceiling's acting and update time per step; the last line prints
+that ratio (``two-core bound``), from the batched mode's games.
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 
@@ -105,6 +116,38 @@ def measure(cfg: dict, venv, rollouts: int) -> dict:
             "steps_per_cpu_second": clock.steps / cpu}
 
 
+def games_alone(venv, steps: int, seed: int = 0) -> dict[str, float]:
+    """Steps per second (wall clock and CPU time of this process) of ``venv``'s games played with
+    uniformly random legal learner actions and no learner, after a short warm-up; closes ``venv``."""
+    rng = np.random.default_rng(seed)
+    n = venv.num_envs
+
+    def play(k: int) -> None:
+        for _ in range(k):
+            masks = get_action_masks(venv)  # a uniform legal action per game, cheaply (the games' time is measured)
+            venv.step(np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1))
+
+    venv.reset()
+    play(max(1, steps // (8 * n)))
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    play(max(1, steps // n))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    venv.close()
+    done = max(1, steps // n) * n
+    return {"steps_per_second": done / wall, "steps_per_cpu_second": done / cpu}
+
+
+def two_core_bound(ceiling: dict, games_cpu_rate: float) -> float:
+    """The best ratio to the ceiling of any loop on two cores that keeps PPO on-policy: the games'
+    CPU time per step ``E`` and the learner's acting ``A`` shared perfectly between both cores
+    during rollouts, the update ``U`` alone (the next rollout needs its result), i.e.
+    ``(A + U) / (U + (E + A) / 2)`` with ``A`` and ``U`` from the ceiling's own split."""
+    per_step = 1.0 / ceiling["steps_per_second"]
+    act = (1.0 - ceiling.get("update_share", 0.0)) * per_step  # the trivial env's time counts as acting
+    update = ceiling.get("update_share", 0.0) * per_step
+    return per_step / (update + (1.0 / games_cpu_rate + act) / 2)
+
+
 class _NoPool:
     def record(self, *args) -> None:
         pass
@@ -143,26 +186,38 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
                       rollouts)
         ceiling = out["ceiling"] = top["steps_per_second"]
         out["ceiling cpu"] = top["steps_per_cpu_second"]
-        print(f"{'mode':>10} {'steps/s':>9} {'x ceiling':>9} {'x cpu':>6} {'env':>6} {'acting':>7} {'update':>7}")
-        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f} {1.0:>6.2f}", flush=True)
+        print(f"{'mode':>10} {'steps/s':>9} {'x ceiling':>9} {'x cpu':>6} {'env':>6} {'acting':>7} {'update':>7}"
+              f" {'games':>8} {'bound':>6}")
+        print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f} {1.0:>6.2f} {top.get('env_share', 0):>6.0%} "
+              f"{top.get('act_share', 0):>7.0%} {top.get('update_share', 0):>7.0%}", flush=True)
         for mode in modes:
-            seeds = [1000 + i for i in range(n)]
-            fns = [functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds]
-            if mode == "batched":
-                venv = SelfPlayVecEnv(fns, features=cfg["network"]["features"])
-            elif mode == "workers":
-                venv = WorkerVecEnv(fns, features=cfg["network"]["features"], workers=max(2, cfg["envs"]["workers"]))
-            else:
-                cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
-                venv = cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
-            r = measure(cfg, venv, rollouts)
+            r = measure(cfg, _venv(cfg, mode, side, run_dir), rollouts)
+            alone = games_alone(_venv(cfg, mode, side, run_dir), rollouts * cfg["algorithm"]["n_steps"] * n)
+            games = out[f"{mode} games"] = alone["steps_per_second"]
             out[mode], out[f"{mode} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
             print(f"{mode:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
                   f"{r['steps_per_cpu_second'] / out['ceiling cpu']:>6.2f} "
-                  f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}",
-                  flush=True)
+                  f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}"
+                  f" {games:>8.0f} {games / (games + ceiling):>6.2f}", flush=True)
+            if mode == "batched":
+                out["two-core bound"] = two_core_bound(top, alone["steps_per_cpu_second"])
+        if "two-core bound" in out:
+            print(f"two-core bound: {out['two-core bound']:.2f} x ceiling (games and acting perfectly shared "
+                  "between two cores, from the batched games' CPU time)", flush=True)
     print()
     return out
+
+
+def _venv(cfg: dict, mode: str, side: str, run_dir: Path):
+    """The config's self-play games for ``side`` (slots seeded 1000, 1001, ...) in ``mode``."""
+    seeds = [1000 + i for i in range(cfg["envs"]["n_envs"])]
+    fns = [functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds]
+    if mode == "batched":
+        return SelfPlayVecEnv(fns, features=cfg["network"]["features"])
+    if mode == "workers":
+        return WorkerVecEnv(fns, features=cfg["network"]["features"], workers=max(2, cfg["envs"]["workers"]))
+    cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
+    return cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -194,11 +249,13 @@ def main(argv: list[str] | None = None) -> int:
             cfg["algorithm"]["update_threads"] = args.update_threads
         results.append((label, measure_case(cfg, label, args.modes, args.rollouts)))
     if len(results) > 1:
-        print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5}" for m in args.modes))
+        print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5} {'bound':>5}" for m in args.modes)
+              + (f" {'2-core':>6}" if "batched" in args.modes else ""))
         for label, r in results:
             print(f"{label:<28} {r['ceiling']:>8.0f} "
-                  + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f}"
-                             for m in args.modes))
+                  + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f} "
+                             f"{r[m + ' games'] / (r[m + ' games'] + r['ceiling']):>5.2f}" for m in args.modes)
+                  + (f" {r['two-core bound']:>6.2f}" if "two-core bound" in r else ""))
     return 0
 
 

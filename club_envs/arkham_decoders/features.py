@@ -116,11 +116,6 @@ def public_true_book(view: View, post: np.ndarray | None = None) -> np.ndarray:
     return unknowing.sum(axis=0)
 
 
-def _table_total(view: View, decoded: tuple[tuple[int, ...], ...], book: int) -> float:
-    """The table's SAN total, penalties included, for these decoded cards if ``book`` is true."""
-    return _totals(view.roles, decoded, view.insanity_penalty)[book]
-
-
 @functools.lru_cache(maxsize=16384)
 def _totals(roles: tuple[str, ...], decoded: tuple[tuple[int, ...], ...], penalty: int) -> tuple[float, ...]:
     """The table's SAN total, penalties included, for these decoded cards if book ``t`` is true,

@@ -146,10 +146,8 @@ def test_a_policy_with_features_plays_in_the_gym_view_and_through_the_cli(tmp_pa
 
 
 def _table_total_now(state: State) -> float:
-    view = state.player_view(state.leader)
-    from club_envs.arkham_decoders.features import _table_total
-
-    return _table_total(view, view.decoded, state.true_book)
+    """The table's SAN total if the game were scored now, by the engine's own scoring."""
+    return sum(state.score_san().values())
 
 
 def test_the_vote_look_ahead_is_exact_when_the_black_man_knows_the_investigators_book():

@@ -127,13 +127,14 @@ def games_alone(venv, steps: int, seed: int = 0) -> dict[str, float]:
             masks = get_action_masks(venv)  # a uniform legal action per game, cheaply (the games' time is measured)
             venv.step(np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1))
 
+    rounds = max(1, steps // n)
     venv.reset()
-    play(max(1, steps // (8 * n)))
+    play(max(1, rounds // 8))
     t0, cpu0 = time.perf_counter(), time.process_time()
-    play(max(1, steps // n))
+    play(rounds)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     venv.close()
-    done = max(1, steps // n) * n
+    done = rounds * n
     return {"steps_per_second": done / wall, "steps_per_cpu_second": done / cpu}
 
 
@@ -143,8 +144,8 @@ def two_core_bound(ceiling: dict, games_cpu_rate: float) -> float:
     during rollouts, the update ``U`` alone (the next rollout needs its result), i.e.
     ``(A + U) / (U + (E + A) / 2)`` with ``A`` and ``U`` from the ceiling's own split."""
     per_step = 1.0 / ceiling["steps_per_second"]
-    act = (1.0 - ceiling.get("update_share", 0.0)) * per_step  # the trivial env's time counts as acting
     update = ceiling.get("update_share", 0.0) * per_step
+    act = per_step - update  # the trivial env's time counts as acting
     return per_step / (update + (1.0 / games_cpu_rate + act) / 2)
 
 
@@ -193,12 +194,13 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
         for mode in modes:
             r = measure(cfg, _venv(cfg, mode, side, run_dir), rollouts)
             alone = games_alone(_venv(cfg, mode, side, run_dir), rollouts * cfg["algorithm"]["n_steps"] * n)
-            games = out[f"{mode} games"] = alone["steps_per_second"]
+            games = alone["steps_per_second"]
             out[mode], out[f"{mode} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
+            out[f"{mode} bound"] = games / (games + ceiling)  # the loop takes turns with its games
             print(f"{mode:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
                   f"{r['steps_per_cpu_second'] / out['ceiling cpu']:>6.2f} "
                   f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}"
-                  f" {games:>8.0f} {games / (games + ceiling):>6.2f}", flush=True)
+                  f" {games:>8.0f} {out[f'{mode} bound']:>6.2f}", flush=True)
             if mode == "batched":
                 out["two-core bound"] = two_core_bound(top, alone["steps_per_cpu_second"])
         if "two-core bound" in out:
@@ -254,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, r in results:
             print(f"{label:<28} {r['ceiling']:>8.0f} "
                   + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f} "
-                             f"{r[m + ' games'] / (r[m + ' games'] + r['ceiling']):>5.2f}" for m in args.modes)
+                             f"{r[m + ' bound']:>5.2f}" for m in args.modes)
                   + (f" {r['two-core bound']:>6.2f}" if "two-core bound" in r else ""))
     return 0
 

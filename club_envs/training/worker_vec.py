@@ -158,6 +158,15 @@ class WorkerVecEnv(VecEnv):
             grouped.setdefault(k, []).append(local)
         return grouped
 
+    def _gather(self, command: str, data: Callable[[list[int]], Any], indices) -> list[Any]:
+        """One ``command`` per worker holding any of ``indices`` (``data(local indices)`` its
+        payload, answered with one value per local index), the answers in the order of ``indices``."""
+        out: dict[int, Any] = {}
+        for k, local in self._by_worker(indices).items():
+            for j, value in zip(local, self._call(k, command, data(local))):
+                out[self._slices[k].start + j] = value
+        return [out[i] for i in self._get_indices(indices)]
+
     # ------------------------------------------------------------------ the VecEnv API
 
     def reset(self) -> np.ndarray:
@@ -208,11 +217,7 @@ class WorkerVecEnv(VecEnv):
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         if attr_name == "action_masks":  # sb3-contrib asks for the bound methods; answer with the masks
             return [_mask_reader(self, i) for i in self._get_indices(indices)]
-        out: dict[int, Any] = {}
-        for k, local in self._by_worker(indices).items():
-            for j, value in zip(local, self._call(k, "get_attr", (attr_name, local))):
-                out[self._slices[k].start + j] = value
-        return [out[i] for i in self._get_indices(indices)]
+        return self._gather("get_attr", lambda local: (attr_name, local), indices)
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         for k, local in self._by_worker(indices).items():
@@ -221,12 +226,7 @@ class WorkerVecEnv(VecEnv):
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
         if method_name == "action_masks" and not method_args and not method_kwargs:
             return list(self._masks[self._get_indices(indices)])
-        out: dict[int, Any] = {}
-        for k, local in self._by_worker(indices).items():
-            values = self._call(k, "env_method", (method_name, method_args, method_kwargs, local))
-            for j, value in zip(local, values):
-                out[self._slices[k].start + j] = value
-        return [out[i] for i in self._get_indices(indices)]
+        return self._gather("env_method", lambda local: (method_name, method_args, method_kwargs, local), indices)
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]

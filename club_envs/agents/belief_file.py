@@ -172,12 +172,22 @@ def file_kind(meta: Mapping[str, Any]) -> str:
     return kind if isinstance(kind, str) else repr(kind)
 
 
+def read_meta(path: str | os.PathLike) -> dict[str, Any]:
+    """A belief file's meta, read only to pick its game's loader: empty when the file cannot be
+    read (that loader then says what is wrong with it)."""
+    try:
+        return read(path)[1]
+    except BeliefFileError:
+        return {}
+
+
+def meta_game(meta: Mapping[str, Any]) -> str | None:
+    """The game a belief file's meta names, or ``None`` when it names none."""
+    game = meta.get("game")
+    return game if isinstance(game, str) else None
+
+
 def file_game(path: str | os.PathLike) -> str | None:
     """The game a belief file's meta names, or ``None`` when it names none or cannot be read (the
     game's own loader then says what is wrong with the file)."""
-    try:
-        _, meta = read(path)
-    except BeliefFileError:
-        return None
-    game = meta.get("game")
-    return game if isinstance(game, str) else None
+    return meta_game(read_meta(path))

@@ -153,10 +153,10 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
 
 def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any = None) -> Agent:
     """A belief file's agent, for the game and kind of model its meta names; it decides deterministically."""
-    from club_envs.agents.belief_file import file_kind
+    from club_envs.agents.belief_file import file_kind, meta_game, read_meta
 
-    meta = _belief_meta(path)
-    file_game = meta["game"] if isinstance(meta.get("game"), str) else "members_only"
+    meta = read_meta(path)  # read once: its game and kind pick the loader
+    file_game = meta_game(meta) or "members_only"
     label = {"members_only": "Members Only", "arkham_decoders_club": "Arkham Decoders Club"}.get(file_game, file_game)
     if game is not None and getattr(game, "RECORD_NAME", None) != file_game:
         raise ValueError(f"{path} is a {label} belief file; it cannot play {game.RECORD_NAME}")
@@ -173,17 +173,6 @@ def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any =
     from club_envs.members_only.belief_agent import BeliefAgent
 
     return BeliefAgent.from_file(path, name=name)
-
-
-def _belief_meta(path: Path) -> dict[str, Any]:
-    """A belief file's meta, read once to pick its game's loader; empty when the file cannot be read
-    (a Members Only loader then says what is wrong with it)."""
-    from club_envs.agents.belief_file import BeliefFileError, read
-
-    try:
-        return read(path)[1]
-    except BeliefFileError:
-        return {}
 
 
 def _file_roles(path: Path, game: Any = None) -> list[str] | None:

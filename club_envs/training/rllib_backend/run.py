@@ -51,25 +51,15 @@ PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 # --------------------------------------------------------------------------- configuration
 def resolve_config(raw: Any, source: str = "config") -> dict[str, Any]:
-    """Validate a config with ``backend: rllib``: the shared sections as for any backend, then the
-    ``rllib`` block against :data:`RLLIB_SCHEMA`, defaults filled in."""
-    import jsonschema
-
+    """Validate a config with ``backend: rllib`` once against the shared schema (which holds the
+    ``rllib`` block, :data:`RLLIB_SCHEMA`), fill the block's defaults and check its sizes."""
     if not isinstance(raw, dict):
         return configs.validate(raw, source)  # raises, naming what a config is
-    raw = dict(raw)
-    shared_knows_rllib = "rllib" in configs.SCHEMA["properties"]
-    backend = raw.get("backend", "sb3") if shared_knows_rllib else raw.pop("backend", "sb3")
-    block = raw.get("rllib", {}) if shared_knows_rllib else raw.pop("rllib", {})
-    cfg = configs.validate(raw, source)
-    # the block as a section of the whole config, so an error names its dotted key as the shared
-    # sections' errors do (``rllib.num_env_runners: ...``)
-    schema = {"type": "object", "properties": {"rllib": RLLIB_SCHEMA}}
-    errors = list(jsonschema.Draft202012Validator(schema).iter_errors({"rllib": block or {}}))
-    if errors:
-        best = jsonschema.exceptions.best_match(errors)
-        raise configs.ConfigFileError(f"{source}: {configs._describe(best)}")
-    cfg["backend"] = backend
+    # the shared schema holds the ``rllib`` block (RLLIB_SCHEMA), so one validation checks it and
+    # names a wrong key by its dotted path (``rllib.num_env_runners: ...``)
+    cfg = configs.validate(dict(raw), source)
+    block = raw.get("rllib", {})
+    cfg["backend"] = raw.get("backend", "sb3")
     cfg["rllib"] = {**RLLIB_DEFAULTS, **(block or {})}
     try:
         check_rllib_sizes(cfg, source)

@@ -104,7 +104,7 @@ def export_checkpoint(checkpoint: Path, out_dir: Path) -> list[Path]:
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     from club_envs.training.rllib_backend.league import LEARNERS
-    from club_envs.training.rllib_backend.run import read_league_state
+    from club_envs.training.rllib_backend.league_file import read_league_state
 
     checkpoint = Path(checkpoint)
     modules_dir = checkpoint / "learner_group" / "learner" / "rl_module"

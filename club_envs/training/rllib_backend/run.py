@@ -41,10 +41,10 @@ from club_envs.training import config as configs
 from club_envs.training import games
 from club_envs.training import run_folder
 from club_envs.training.run_folder import append_csv
+from club_envs.training.rllib_backend.league_file import LEAGUE_FILE, read_league_state
 from club_envs.training.rllib_backend.options import LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA, check_rllib_sizes
 
 CHECKPOINT = "rllib"
-LEAGUE_FILE = "league.json"
 # the folder holding the club_envs package (a checkout or site-packages)
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
@@ -102,11 +102,6 @@ def unused_settings(cfg: dict[str, Any]) -> list[str]:
         if value is not None and value != default:
             unused.append(".".join(path))
     return unused
-
-
-def read_league_state(checkpoint: Path) -> dict[str, Any]:
-    path = Path(checkpoint) / LEAGUE_FILE
-    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 # --------------------------------------------------------------------------- Ray

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from club_envs.play.catalogue import AgentCatalogue
     from club_envs.study import plan as plans
     from club_envs.study.plan import check_agents, new_codes
-    from club_envs.web.store import Store, default_url
+    from club_envs.store import Store, default_url
 
     plan = plans.load(args.study)
     records_dir = args.records or plan.records or Path("runs/studies") / plan.name

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from club_envs.games import load_game
-from club_envs.web.store import FINISHED, Store, StoredGame
+from club_envs.store import FINISHED, Store, StoredGame
 
 OUTCOME_COLUMNS = (
     "game_id", "participant", "condition", "game_number", "game", "players", "human_seat", "human_role",

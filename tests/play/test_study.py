@@ -204,7 +204,7 @@ def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_pat
 
 
 def test_generated_codes_are_made_once_and_kept(tmp_path):
-    from club_envs.web.store import Store, default_url
+    from club_envs.store import Store, default_url
 
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump({**STUDY, "participants": 4, "records": "records"}))

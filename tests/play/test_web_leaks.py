@@ -10,11 +10,11 @@ import random
 import numpy as np
 import pytest
 
+from club_envs import store as store_module
 from club_envs.games import load_game
 from club_envs.play import human_game
 from club_envs.play.human_game import HumanGame
-from club_envs.web import app as app_module
-from club_envs.web import store as store_module
+from club_envs.web import auth as auth_module
 from club_envs.web.app import create_app
 from tests.members_only.test_properties import swap_hidden_card
 from tests.play.web_client import browser, new_game
@@ -63,8 +63,8 @@ def fixed_randomness(monkeypatch):
     """The per-game parts that are not information (ids, cookie, page token, clock) made equal."""
     monkeypatch.setattr(human_game, "_now", lambda: "2026-12-01T12:00:00+00:00")
     monkeypatch.setattr(store_module, "new_id", lambda: "game-id-for-the-test")
-    monkeypatch.setattr(app_module, "new_browser_id", lambda: "browser-id-for-the-test")
-    monkeypatch.setattr(app_module.secrets, "token_hex", lambda n=32: "ab" * n)
+    monkeypatch.setattr(auth_module, "new_browser_id", lambda: "browser-id-for-the-test")
+    monkeypatch.setattr(auth_module.secrets, "token_hex", lambda n=32: "ab" * n)
 
 
 def pages(tmp, form) -> tuple[str, dict, str]:

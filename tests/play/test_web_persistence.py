@@ -10,7 +10,7 @@ import pytest
 
 from club_envs import records
 from club_envs.web.app import create_app
-from club_envs.web.store import Store
+from club_envs.store import Store
 from tests.play.web_client import BASE, browser, new_game
 
 

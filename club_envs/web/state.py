@@ -1,0 +1,52 @@
+"""What every route of the server shares, in one object: the settings, the database, the games in
+memory, who is asking (:class:`~club_envs.web.auth.Auth`), the agents people may choose, the
+study (if the server runs one) and the page templates.
+
+:func:`create_app <club_envs.web.app.create_app>` opens it once and sets it on the app; each route
+receives it as a FastAPI dependency (``server: ServerDep``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from fastapi.templating import Jinja2Templates
+
+from club_envs.play.catalogue import AgentCatalogue
+from club_envs.store import Store, default_url
+from club_envs.web.auth import Auth
+from club_envs.web.live import LiveGames
+from club_envs.web.settings import Settings
+
+
+@dataclass
+class Server:
+    settings: Settings
+    store: Store
+    auth: Auth
+    catalogue: AgentCatalogue
+    games: LiveGames
+    templates: Jinja2Templates
+    study: Any = None  # a club_envs.study.plan.StudyPlan: free play is off, participants play its schedule
+
+    @classmethod
+    def open(cls, settings: Settings, *, database: str | None, agents_dir: Any, study: Any) -> Server:
+        """The state of a server: the database (default: SQLite beside the records folder) with
+        its keys, and the study's participants registered in it."""
+        store = Store(database or default_url(settings.records_dir))
+        auth = Auth.from_store(store, study)
+        catalogue = AgentCatalogue(agents_dir)
+        if study is not None:
+            store.ensure_participants(study.codes)
+        templates = Jinja2Templates(directory=str(resources.files("club_envs.web") / "templates"))
+        return cls(settings, store, auth, catalogue, LiveGames(store, catalogue, settings, study), templates, study)
+
+
+async def server_of(request: Request) -> Server:
+    return request.app.state.server
+
+
+ServerDep = Annotated[Server, Depends(server_of)]

@@ -42,7 +42,7 @@ from club_envs.training import games
 from club_envs.training import run_folder
 from club_envs.training.run_folder import append_csv
 from club_envs.training.rllib_backend.league_file import LEAGUE_FILE, read_league_state
-from club_envs.training.rllib_backend.options import LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA, check_rllib_sizes
+from club_envs.training.rllib_backend.options import LOCAL, RLLIB_DEFAULTS, check_rllib_sizes
 
 CHECKPOINT = "rllib"
 # the folder holding the club_envs package (a checkout or site-packages)

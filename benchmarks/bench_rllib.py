@@ -19,7 +19,8 @@ import time
 import torch
 
 from club_envs.training.rllib_backend.algorithm import build_config
-from club_envs.training.rllib_backend.run import fill_league, resolve_config, start_ray
+from club_envs.training.config import from_mapping
+from club_envs.training.rllib_backend.run import fill_league, start_ray
 
 
 def play(runner, steps: int) -> int:
@@ -32,7 +33,7 @@ def play(runner, steps: int) -> int:
 
 def measure(game: str, players: int, runners: int, envs_per_runner: int, iterations: int, batch: int,
             seed: int) -> dict[str, float]:
-    cfg = resolve_config({
+    settings = from_mapping({
         "backend": "rllib",
         "rllib": {"num_env_runners": runners, "num_cpus": max(2, runners), "num_envs_per_env_runner": envs_per_runner,
                   "rollout_fragment_length": "auto", "train_batch_size": batch},
@@ -42,8 +43,8 @@ def measure(game: str, players: int, runners: int, envs_per_runner: int, iterati
         "selfplay": {"pool_size": 4},
         "seed": seed,
     }, source="benchmark")
-    algo = build_config(cfg).build_algo()
-    fill_league(algo, game, cfg["selfplay"]["pool_size"])
+    algo = build_config(settings).build_algo()
+    fill_league(algo, game, settings.selfplay.pool_size)
     algo.train()  # warm-up: first episodes, first compilation of the update
     steps = 0
     started = time.perf_counter()
@@ -74,7 +75,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     torch.set_num_threads(1)  # as training does: the learner shares the cores with the env runners
-    start_ray({"address": "local", "num_cpus": max(2, *args.runners)})
+    start_ray("local", num_cpus=max(2, *args.runners))
     print(f"{args.game}, {args.players} players, {args.envs_per_runner} game(s) per runner, "
           f"{args.batch} steps per iteration, {args.iterations} iterations")
     print("env runners | env steps/s, training | env steps/s, sampling only")

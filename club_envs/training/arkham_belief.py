@@ -48,7 +48,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,106 +61,15 @@ from club_envs.arkham_decoders.belief_model import OUTPUT_SIZE, BeliefModel, adv
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.match import agent_seeds
 from club_envs.arkham_decoders.observer import Observer
-from club_envs.arkham_decoders.rules import NUM_BOOKS, PLAYER_COUNTS, Config
+from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
 from club_envs.arkham_decoders.vote_value import INPUT_SIZE as VOTE_INPUT_SIZE
 from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
 from club_envs.arkham_decoders.vote_value import network_inputs as vote_inputs
-from club_envs.training import config as configs
-from club_envs.training import run_folder
+from club_envs.training import launch, run_folder
+from club_envs.training.settings import SELF, ArkhamBeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
 
-RECIPE = "arkham_belief_iteration"
-BOTS = ("heuristic", "random")  # the Black Men a config may name (the game's own bots)
-SELF = "self"  # the run's own learned Black Man
-
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["recipe"],
-    "properties": {
-        "recipe": {"enum": [RECIPE]},
-        "game": configs.section({
-            "name": {"enum": ["arkham_decoders"]},
-            "num_players": configs.table_sizes_schema(PLAYER_COUNTS),
-        }),
-        "selfplay": configs.section({
-            **configs.GENERATIONS_PROPERTIES,
-            "opponents": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": [*BOTS, SELF]}},
-        }),
-        "black_man": configs.section({
-            "exploration": {"type": "number", "minimum": 0, "maximum": 1},
-            "hidden": configs.HIDDEN_LAYERS_SCHEMA,
-            **configs.FIT_PROPERTIES,
-        }),
-        "model": configs.section({"hidden": configs.HIDDEN_LAYERS_SCHEMA}),
-        "training": configs.section({
-            **configs.FIT_PROPERTIES,
-            "validation_share": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-        }),
-        "evaluation": configs.section({
-            "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
-            "opponents": {"type": "array", "minItems": 1, "items": {"enum": list(BOTS)}},
-            "seed": configs.SEED_SCHEMA,
-        }),
-        "seed": configs.SEED_SCHEMA,
-    },
-}
-DEFAULTS: dict[str, Any] = {
-    "game": {"name": "arkham_decoders", "num_players": list(PLAYER_COUNTS)},
-    "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"]},
-    "black_man": {"exploration": 0.2, "hidden": [128, 128], "learning_rate": 1.0e-3, "batch_size": 512, "epochs": 6},
-    "model": {"hidden": [128, 128]},
-    "training": {"learning_rate": 1.0e-3, "batch_size": 1024, "epochs": 6, "validation_share": 0.2},
-    "evaluation": {"games": 300, "opponents": ["heuristic"], "seed": 18},
-    "seed": 0,
-}
 EVALUATION_COLUMNS = ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"]
-
-
-@dataclass(frozen=True)
-class ArkhamBeliefConfig:
-    """A checked Arkham belief-iteration config (see :data:`SCHEMA`; every key has a default)."""
-
-    num_players: tuple[int, ...]
-    generations: int
-    games: int
-    window: int
-    opponents: tuple[str, ...]
-    hidden: tuple[int, ...]
-    learning_rate: float
-    batch_size: int
-    epochs: int
-    validation_share: float
-    eval_games: int
-    eval_opponents: tuple[str, ...]
-    eval_seed: int
-    seed: int
-    raw: Mapping[str, Any]  # the resolved config, as written to the run folder
-    bm_exploration: float = 0.2
-    bm_hidden: tuple[int, ...] = (128, 128)
-    bm_learning_rate: float = 1.0e-3
-    bm_batch_size: int = 512
-    bm_epochs: int = 6
-
-    @property
-    def learns_black_man(self) -> bool:
-        return SELF in self.opponents
-
-    @classmethod
-    def from_mapping(cls, raw: Any, source: str = "config") -> ArkhamBeliefConfig:
-        cfg = configs.checked(raw, SCHEMA, DEFAULTS, source)
-        sp, tr, ev, bm = cfg["selfplay"], cfg["training"], cfg["evaluation"], cfg["black_man"]
-        players = configs.table_sizes(cfg["game"]["num_players"])
-        return cls(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
-                   tuple(cfg["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"], tr["epochs"],
-                   float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]), ev["seed"], cfg["seed"], cfg,
-                   float(bm["exploration"]), tuple(bm["hidden"]), float(bm["learning_rate"]), bm["batch_size"], bm["epochs"])
-
-    @classmethod
-    def load(cls, path: str | Path) -> ArkhamBeliefConfig:
-        return cls.from_mapping(configs.read_yaml(path), source=str(path))
-
-
 BLACK_MAN = "black_man"
 BLACK_MAN_FILE = "black_man.npz"  # the learned Black Man of a generation (and of best/)
 
@@ -210,7 +119,7 @@ def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int) -> G
     return out
 
 
-def play_generation(model: BeliefModel, cfg: ArkhamBeliefConfig, generation: int,
+def play_generation(model: BeliefModel, settings: ArkhamBeliefConfig, generation: int,
                     black_man: VoteValueModel | None = None) -> dict[str, np.ndarray]:
     """Step 1-2: the labelled examples of one generation's games: the team's (inputs, prior,
     label, game) and, when the run learns its Black Man (``black_man`` is his current model),
@@ -224,16 +133,16 @@ def play_generation(model: BeliefModel, cfg: ArkhamBeliefConfig, generation: int
     xs, priors, labels, games = [], [], [], []
     bm_xs, bm_votes, bm_won, bm_games = [], [], [], []
     game_id = 0
-    for n in cfg.num_players:
+    for n in settings.num_players:
         config = Config(num_players=n)
         opponents = []
-        for name in cfg.opponents:
+        for name in settings.opponents:
             if name == SELF:  # the first generation plays the untrained model: every vote at random
-                opponents.append(BlackManAgent(black_man, name=SELF, exploration=cfg.bm_exploration if generation > 1 else 1.0))
+                opponents.append(BlackManAgent(black_man, name=SELF, exploration=settings.bm_exploration if generation > 1 else 1.0))
             else:
-                opponents.append(load_agent(name, game=game, config=config, seed=cfg.seed))
-        for g in range(cfg.games):
-            seed = (cfg.seed * 1_000_003 + generation) * 10_000_019 + n * 1_000_000 + g
+                opponents.append(load_agent(name, game=game, config=config, seed=settings.seed))
+        for g in range(settings.games):
+            seed = (settings.seed * 1_000_003 + generation) * 10_000_019 + n * 1_000_000 + g
             played = play_game(config, team, opponents[g % len(opponents)], seed)
             if played.labels:
                 x, p = network_inputs(np.stack(played.observations), played.views)
@@ -249,29 +158,29 @@ def play_generation(model: BeliefModel, cfg: ArkhamBeliefConfig, generation: int
             game_id += 1
     data = {"x": np.concatenate(xs), "prior": np.concatenate(priors), "label": np.array(labels, dtype=np.int64),
             "game": np.array(games, dtype=np.int64)}
-    if cfg.learns_black_man:
+    if settings.learns_black_man:
         data.update({"bm_x": np.concatenate(bm_xs) if bm_xs else np.zeros((0, VOTE_INPUT_SIZE), np.float16),
                      "bm_vote": np.array(bm_votes, dtype=np.int64), "bm_won": np.array(bm_won, dtype=np.float32),
                      "bm_game": np.array(bm_games, dtype=np.int64)})
     return data
 
 
-def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generation: int) -> tuple[VoteValueModel, dict[str, float]]:
+def fit_black_man(data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, generation: int) -> tuple[VoteValueModel, dict[str, float]]:
     """Step 3 for the learned Black Man: a fresh value model fitted by logistic regression of
     "he won" on the output of the vote he took; held-out log-loss (nats per vote) of that model and
     of the constant win rate, split by game."""
     import torch
 
     torch.set_num_threads(1)
-    torch.manual_seed(cfg.seed + generation)
-    rng = np.random.default_rng(cfg.seed + generation)
-    model = VoteValueModel.untrained(cfg.bm_hidden, seed=cfg.seed + generation)
+    torch.manual_seed(settings.seed + generation)
+    rng = np.random.default_rng(settings.seed + generation)
+    model = VoteValueModel.untrained(settings.bm_hidden, seed=settings.seed + generation)
     x, vote, won = torch.from_numpy(data["bm_x"]), torch.from_numpy(data["bm_vote"]), torch.from_numpy(data["bm_won"])
-    held_out = rng.random(int(data["bm_game"].max()) + 1 if len(data["bm_game"]) else 1) < cfg.validation_share
+    held_out = rng.random(int(data["bm_game"].max()) + 1 if len(data["bm_game"]) else 1) < settings.validation_share
     val = held_out[data["bm_game"]]
     train_rows, val_rows = np.flatnonzero(~val), np.flatnonzero(val)
     net = to_torch(model.layers)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.bm_learning_rate, weight_decay=1e-5)
+    opt = torch.optim.Adam(net.parameters(), lr=settings.bm_learning_rate, weight_decay=1e-5)
 
     def loss(rows) -> torch.Tensor:
         z = net(x[rows].float()).gather(1, vote[rows, None])[:, 0]
@@ -288,10 +197,10 @@ def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generati
     clipped = min(max(base, 1e-6), 1 - 1e-6)
     constant = float(-(yv * np.log(clipped) + (1 - yv) * np.log(1 - clipped)).mean()) if len(yv) else float("nan")
     best = (held_out_nats(), to_layers(net))
-    for _ in range(cfg.bm_epochs):
+    for _ in range(settings.bm_epochs):
         order = rng.permutation(train_rows)
-        for i in range(0, len(order), cfg.bm_batch_size):
-            rows = order[i:i + cfg.bm_batch_size]
+        for i in range(0, len(order), settings.bm_batch_size):
+            rows = order[i:i + settings.bm_batch_size]
             step = loss(rows)
             opt.zero_grad()
             step.backward()
@@ -300,20 +209,20 @@ def fit_black_man(data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generati
         if not len(val_rows) or nats < best[0]:
             best = (nats, to_layers(net))
     agree_share = float((data["bm_vote"] == 0).mean()) if len(data["bm_vote"]) else float("nan")
-    return VoteValueModel(best[1], {"hidden": list(cfg.bm_hidden)}), {
+    return VoteValueModel(best[1], {"hidden": list(settings.bm_hidden)}), {
         "fit_votes": len(train_rows), "held_out": len(val_rows), "agree_share": agree_share,
         "constant_nats": constant, "model_nats": best[0]}
 
 
-def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig, generation: int) -> tuple[BeliefModel, dict[str, float]]:
+def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, generation: int) -> tuple[BeliefModel, dict[str, float]]:
     """Step 3: cross-entropy on the examples, warm-started from ``model``; held-out nats per decision
     of the hand-set belief and of the fitted model (joint over the 8 hypotheses, and of the true book)."""
     import torch
 
     torch.set_num_threads(1)
-    torch.manual_seed(cfg.seed + generation)
-    rng = np.random.default_rng(cfg.seed + generation)
-    held_out = rng.random(int(data["game"].max()) + 1) < cfg.validation_share
+    torch.manual_seed(settings.seed + generation)
+    rng = np.random.default_rng(settings.seed + generation)
+    held_out = rng.random(int(data["game"].max()) + 1) < settings.validation_share
     if not held_out.any() and len(held_out) > 1:  # a tiny run: still measure the fit on one game
         held_out[-1] = True
     val = held_out[data["game"]]
@@ -324,7 +233,7 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
     log_prior = torch.log(torch.clamp(prior, min=1e-300))  # float64: as exact as the product in combine
     allowed = prior > 0
     net = to_torch(model.layers)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, weight_decay=1e-5)
+    opt = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, weight_decay=1e-5)
 
     def log_posterior(rows) -> torch.Tensor:
         z = torch.where(allowed[rows], log_prior[rows] + net(x[rows].float()).double(), torch.full((len(rows), OUTPUT_SIZE), -1e300,
@@ -346,10 +255,10 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
     prior_book = (float(-np.log(np.maximum(pv.reshape(-1, 2, NUM_BOOKS).sum(1)[np.arange(len(yv)), yv % NUM_BOOKS], 1e-12)).mean())
                   if len(yv) else float("nan"))
     best = (*held_out_nats(), to_layers(net))
-    for _ in range(cfg.epochs):
+    for _ in range(settings.epochs):
         order = rng.permutation(train_rows)
-        for i in range(0, len(order), cfg.batch_size):
-            rows = order[i:i + cfg.batch_size]
+        for i in range(0, len(order), settings.batch_size):
+            rows = order[i:i + settings.batch_size]
             loss = torch.nn.functional.nll_loss(log_posterior(rows), y[rows])
             opt.zero_grad()
             loss.backward()
@@ -362,7 +271,7 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], cfg: ArkhamBeliefConfig
                     "prior_book": prior_book, "model_joint": best[0], "model_book": best[1]}
 
 
-def evaluate(model: BeliefModel, cfg: ArkhamBeliefConfig, black_man: VoteValueModel | None = None) -> list[dict[str, Any]]:
+def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteValueModel | None = None) -> list[dict[str, Any]]:
     """Step 4: win shares (and 95% Wilson intervals) on the fixed seed series ``evaluation.seed``
     (the same deals every generation) at every table size: the team against each evaluation
     Black Man and, given the learned ``black_man``, him against each evaluation team."""
@@ -372,11 +281,11 @@ def evaluate(model: BeliefModel, cfg: ArkhamBeliefConfig, black_man: VoteValueMo
 
     game = load_game("arkham_decoders")
     rows = []
-    if cfg.eval_games <= 0:
+    if settings.eval_games <= 0:
         return rows
-    for n in cfg.num_players:
+    for n in settings.num_players:
         config = Config(num_players=n)
-        for opponent in cfg.eval_opponents:
+        for opponent in settings.eval_opponents:
             def make(name: str, seed: int | None) -> Any:
                 if name == "__belief__":
                     return BeliefAgent(model, name="belief")
@@ -391,55 +300,58 @@ def evaluate(model: BeliefModel, cfg: ArkhamBeliefConfig, black_man: VoteValueMo
                 sides.append((BLACK_MAN, {"leader": opponent, "member": opponent, "investigator": opponent,
                                           BLACK_MAN: "__black_man__"}))
             for side, roles in sides:
-                result = play_series(game, config, role_agents=roles, games=cfg.eval_games, seed=cfg.eval_seed, make=make,
+                result = play_series(game, config, role_agents=roles, games=settings.eval_games, seed=settings.eval_seed, make=make,
                                      keep_records=True)
                 wins = sum((rec["result"]["winner"] == "team") == (side == "team") for rec in result.records)
-                lo, hi = wilson_interval(wins, cfg.eval_games)
-                rows.append({"side": side, "players": n, "opponent": opponent, "games": cfg.eval_games,
-                             "win_share": wins / cfg.eval_games, "ci_lo": lo, "ci_hi": hi})
+                lo, hi = wilson_interval(wins, settings.eval_games)
+                rows.append({"side": side, "players": n, "opponent": opponent, "games": settings.eval_games,
+                             "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
     return rows
 
 
 def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: Path = Path("runs"),
         progress: bool = True) -> Path:
-    # --- configuration, checked before anything else -----------------------------------------
-    run_dir, cfg, state = run_folder.open_run(config_path, resume, runs_dir, ArkhamBeliefConfig.load,
-                                              lambda c: dict(c.raw))
+    """A run from an Arkham belief-iteration config (``config_path``), or ``resume`` of its run folder."""
+    return launch.run(config_path, resume, runs_dir, progress, kind=ArkhamBeliefConfig)
+
+
+def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+    """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
     say = print if progress else (lambda *a, **k: None)
     done = int(state.get("generation", 0))
-    black_man = VoteValueModel.untrained(cfg.bm_hidden, seed=cfg.seed) if cfg.learns_black_man else None
+    black_man = VoteValueModel.untrained(settings.bm_hidden, seed=settings.seed) if settings.learns_black_man else None
     if done:
         model = BeliefModel.load(run_dir / f"gen_{done:03d}" / "belief.npz")
         if black_man is not None:
             black_man = VoteValueModel.load(run_dir / f"gen_{done:03d}" / BLACK_MAN_FILE)
         say(f"resumed {run_dir} after generation {done}")
     else:
-        model = BeliefModel.untrained(cfg.hidden, seed=cfg.seed)
+        model = BeliefModel.untrained(settings.hidden, seed=settings.seed)
     best = state.get("best", {"generation": 0, "score": -1.0})
     best_bm = state.get("best_black_man", {"generation": 0, "score": -1.0})
     decisions = int(state.get("decisions", 0))
     votes = int(state.get("black_man_votes", 0))
     elapsed = float(state.get("seconds", 0.0))
     started = time.time()
-    for generation in range(done + 1, cfg.generations + 1):
+    for generation in range(done + 1, settings.generations + 1):
         gen_dir = run_dir / f"gen_{generation:03d}"
         gen_dir.mkdir(exist_ok=True)
         start = time.time()
         # --- 1-2. play and label (after a stop mid-generation: the same games again) ------------
-        data = play_generation(model, cfg, generation, black_man)
+        data = play_generation(model, settings, generation, black_man)
         np.savez_compressed(gen_dir / "examples.npz", **data)
         decisions += len(data["label"])
         votes += len(data.get("bm_vote", ()))
-        window = [run_dir / f"gen_{g:03d}" / "examples.npz" for g in range(max(1, generation - cfg.window + 1), generation)]
+        window = [run_dir / f"gen_{g:03d}" / "examples.npz" for g in range(max(1, generation - settings.window + 1), generation)]
         merged = _merge([dict(np.load(p)) for p in window if p.is_file()] + [data])
         del data
         played = time.time() - start
         # --- 3. fit both sides on the window's examples -------------------------------------------
-        model, stats = fit(model, merged, cfg, generation)
+        model, stats = fit(model, merged, settings, generation)
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions,
                                            **{k: float(v) for k, v in stats.items()}})
         if black_man is not None:
-            black_man, bm_stats = fit_black_man(merged, cfg, generation)
+            black_man, bm_stats = fit_black_man(merged, settings, generation)
             black_man.save(gen_dir / BLACK_MAN_FILE, {"generation": generation, "votes": votes,
                                                       **{k: float(v) for k, v in bm_stats.items()}})
             run_folder.append_csv(run_dir / "black_man_progress.csv",
@@ -449,7 +361,7 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         del merged
         # --- 4. evaluate on the fixed seed series; keep each side's best ----------------------------
         try:
-            rows = evaluate(model, cfg, black_man)
+            rows = evaluate(model, settings, black_man)
         except Exception as exc:  # noqa: BLE001 -- one failed evaluation must not cost the run
             print(f"generation {generation}: evaluation failed ({type(exc).__name__}: {exc}); "
                   "the generation is kept, its best-model choice is skipped", file=sys.stderr)
@@ -472,19 +384,19 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         elapsed += time.time() - start
         run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "black_man_votes": votes,
                                         "best": best, "best_black_man": best_bm, "seconds": elapsed})
-        say(f"generation {generation}/{cfg.generations}: held-out nats {stats['prior_joint']:.3f} -> {stats['model_joint']:.3f} "
+        say(f"generation {generation}/{settings.generations}: held-out nats {stats['prior_joint']:.3f} -> {stats['model_joint']:.3f} "
             f"(true book {stats['prior_book']:.3f} -> {stats['model_book']:.3f}); win share "
             + ", ".join(f"{r['side']} {r['players']}p vs {r['opponent']} {r['win_share']:.3f}" for r in rows or []), flush=True)
     if (run_dir / "evaluations.csv").is_file() and len((run_dir / "evaluations.csv").read_text().splitlines()) > 1:
         try:
             from club_envs.training.curves import plot
 
-            title = "Arkham self-play belief iteration" if cfg.learns_black_man else "Arkham team belief iteration"
+            title = "Arkham self-play belief iteration" if settings.learns_black_man else "Arkham team belief iteration"
             plot(run_dir, run_dir / "learning_curve.png", title=title)
         except Exception as exc:  # noqa: BLE001 -- a missing plot must not fail a finished run
             print(f"learning curve not drawn: {type(exc).__name__}: {exc}", file=sys.stderr)
     say(f"run folder: {run_dir} (best generation {best['generation']}"
-        + (f", best Black Man {best_bm['generation']}" if cfg.learns_black_man else "")
+        + (f", best Black Man {best_bm['generation']}" if settings.learns_black_man else "")
         + f"; {time.time() - started:.0f} s this time)")
     return run_dir
 

@@ -39,8 +39,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,90 +53,10 @@ from club_envs.members_only.bots import make_agent
 from club_envs.members_only.engine import DISCARD, State
 from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import Observer
-from club_envs.members_only.rules import NUM_CATEGORIES, PLAYER_COUNTS, Config
-from club_envs.training import config as configs
-from club_envs.training import run_folder
+from club_envs.members_only.rules import NUM_CATEGORIES, Config
+from club_envs.training import launch, run_folder
+from club_envs.training.settings import BeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
-
-RECIPE = "belief_iteration"
-BOTS = ("heuristic", "random", "heuristic_sampled", "heuristic_bold")
-
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["recipe"],
-    "properties": {
-        "recipe": {"enum": [RECIPE]},
-        "game": configs.section({
-            "name": {"enum": ["members_only"]},
-            "num_players": configs.table_sizes_schema(PLAYER_COUNTS),
-        }),
-        "selfplay": configs.section({
-            **configs.GENERATIONS_PROPERTIES,
-            "opponents": {"type": "array", "items": {"enum": list(BOTS)}},
-            "opponent_share": {"type": "number", "minimum": 0, "maximum": 1},
-        }),
-        "model": configs.section({"hidden": configs.HIDDEN_LAYERS_SCHEMA}),
-        "training": configs.section({
-            **configs.FIT_PROPERTIES,
-            "lr_decay": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-            "validation_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
-        }),
-        "evaluation": configs.section({
-            "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
-            "opponents": {"type": "array", "items": {"enum": list(BOTS)}},
-        }),
-        "seed": configs.SEED_SCHEMA,
-    },
-}
-DEFAULTS: dict[str, Any] = {
-    "game": {"name": "members_only", "num_players": [4]},
-    "selfplay": {"generations": 5, "games": 1000, "window": 2, "opponents": [], "opponent_share": 0.0},
-    "model": {"hidden": [256, 256]},
-    "training": {"learning_rate": 1.0e-3, "batch_size": 512, "epochs": 4, "lr_decay": 0.5, "validation_share": 0.05},
-    "evaluation": {"games": 300, "opponents": ["heuristic", "random"]},
-    "seed": 0,
-}
-
-
-@dataclass(frozen=True)
-class BeliefConfig:
-    """A checked belief-iteration config (see :data:`SCHEMA`; every key has a default)."""
-
-    num_players: tuple[int, ...]
-    generations: int
-    games: int
-    window: int
-    opponents: tuple[str, ...]
-    opponent_share: float
-    hidden: tuple[int, ...]
-    learning_rate: float
-    batch_size: int
-    epochs: int
-    lr_decay: float
-    validation_share: float
-    eval_games: int
-    eval_opponents: tuple[str, ...]
-    seed: int
-    raw: Mapping[str, Any]  # the resolved config, as written to the run folder
-
-    @classmethod
-    def from_mapping(cls, raw: Any, source: str = "config") -> BeliefConfig:
-        cfg = configs.checked(raw, SCHEMA, DEFAULTS, source)
-        sp, tr, ev = cfg["selfplay"], cfg["training"], cfg["evaluation"]
-        if sp["opponent_share"] > 0 and not sp["opponents"]:
-            raise configs.ConfigFileError(f"{source}: selfplay.opponent_share: {sp['opponent_share']} needs "
-                                          f"selfplay.opponents; allowed values: {', '.join(BOTS)}")
-        players = configs.table_sizes(cfg["game"]["num_players"])
-        return cls(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]), float(sp["opponent_share"]),
-                   tuple(cfg["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"], tr["epochs"],
-                   float(tr["lr_decay"]), float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
-                   cfg["seed"], cfg)
-
-    @classmethod
-    def load(cls, path: str | Path) -> BeliefConfig:
-        return cls.from_mapping(configs.read_yaml(path), source=str(path))
-
 
 # --------------------------------------------------------------------------- 1-2. play and label
 
@@ -185,25 +104,25 @@ def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator
     return obs, targets
 
 
-def play_generation(model: BeliefModel, cfg: BeliefConfig, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The examples of one generation's self-play games, all table sizes (games batched):
     observations, targets, and which game (numbered within the generation) each came from."""
     from club_envs.training.selfplay_vec import drive_all
 
-    rng = np.random.default_rng([cfg.seed, generation, 1])
+    rng = np.random.default_rng([settings.seed, generation, 1])
     learner = BeliefAgent(model, name="belief")
     observations, targets, game_ids = [], [], []
-    for n in cfg.num_players:
+    for n in settings.num_players:
         config = Config(num_players=n)
         moves = []
-        for g in range(cfg.games):
+        for g in range(settings.games):
             seats = []
             for _ in range(n):
-                if cfg.opponents and rng.random() < cfg.opponent_share:
-                    seats.append(make_agent(cfg.opponents[rng.integers(len(cfg.opponents))], config))
+                if settings.opponents and rng.random() < settings.opponent_share:
+                    seats.append(make_agent(settings.opponents[rng.integers(len(settings.opponents))], config))
                 else:
                     seats.append(learner)
-            game_seed = int(np.random.SeedSequence([cfg.seed, generation, n, g]).generate_state(1)[0])
+            game_seed = int(np.random.SeedSequence([settings.seed, generation, n, g]).generate_state(1)[0])
             moves.append(game_examples(config, seats, game_seed))
         for start in range(0, len(moves), 256):  # 256 games at a time keep the batches large and memory small
             for obs, tgt in drive_all(moves[start:start + 256]):
@@ -215,7 +134,7 @@ def play_generation(model: BeliefModel, cfg: BeliefConfig, generation: int) -> t
 
 # --------------------------------------------------------------------------- 3. fit
 
-def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games: np.ndarray, cfg: BeliefConfig,
+def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games: np.ndarray, settings: BeliefConfig,
         seed: int) -> tuple[BeliefModel, dict[str, float]]:
     """Train ``model`` (a copy) by cross-entropy on the examples; returns it and the held-out
     negative log-likelihoods (nats per category) of the model and of the uniform prior.
@@ -231,11 +150,11 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
     rng = np.random.default_rng(seed)
     log_prior, allowed = _prepared(observations)
     ids = np.unique(games)
-    held_games = rng.permutation(ids)[: int(round(len(ids) * cfg.validation_share))]
+    held_games = rng.permutation(ids)[: int(round(len(ids) * settings.validation_share))]
     is_held = np.isin(games, held_games)
     held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
     net = to_torch(model.layers)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
     # The observations stay float16 (a million examples are 1 GB); each batch is widened on its own.
     tensors = [torch.from_numpy(a) for a in (observations, log_prior, allowed, targets.astype(np.int64))]
 
@@ -248,12 +167,12 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
         return total / max(1, len(rows))  # _loss is already a mean per category
 
     before = nll(held) if len(held) else float("nan")
-    for epoch in range(cfg.epochs):
+    for epoch in range(settings.epochs):
         for group in optimizer.param_groups:
-            group["lr"] = cfg.learning_rate * cfg.lr_decay ** epoch
+            group["lr"] = settings.learning_rate * settings.lr_decay ** epoch
         shuffled = rng.permutation(train)
-        for start in range(0, len(shuffled) - cfg.batch_size + 1, cfg.batch_size):
-            rows = torch.from_numpy(shuffled[start:start + cfg.batch_size])
+        for start in range(0, len(shuffled) - settings.batch_size + 1, settings.batch_size):
+            rows = torch.from_numpy(shuffled[start:start + settings.batch_size])
             loss = _loss(net, *(t[rows] for t in tensors))
             optimizer.zero_grad()
             loss.backward()
@@ -290,7 +209,7 @@ def _loss(net, observations, log_prior, allowed, targets):
 
 # --------------------------------------------------------------------------- 4. evaluate
 
-def evaluate(model: BeliefModel, cfg: BeliefConfig, label: str) -> list[dict[str, Any]]:
+def evaluate(model: BeliefModel, settings: BeliefConfig, label: str) -> list[dict[str, Any]]:
     """Win shares of the agent against each evaluation bot at each table size: ``evaluation.games``
     games with the agent in one seat (rotated), on the fixed seed series of ``seed + 17`` -- the
     same deals at every generation. The games are played together (:func:`drive_all`), so the
@@ -299,21 +218,21 @@ def evaluate(model: BeliefModel, cfg: BeliefConfig, label: str) -> list[dict[str
     from club_envs.training.selfplay_vec import drive_all
 
     rows: list[dict[str, Any]] = []
-    if cfg.eval_games <= 0:
+    if settings.eval_games <= 0:
         return rows
     learner = BeliefAgent(model, name=label)
-    for opponent in cfg.eval_opponents:
-        for n in cfg.num_players:
+    for opponent in settings.eval_opponents:
+        for n in settings.num_players:
             config = Config(num_players=n)
             games = []
-            for g in range(cfg.eval_games):
+            for g in range(settings.eval_games):
                 seat = g % n
-                game_seed = int(np.random.SeedSequence([cfg.seed + 17, n, g]).generate_state(1)[0])
+                game_seed = int(np.random.SeedSequence([settings.seed + 17, n, g]).generate_state(1)[0])
                 agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
                 games.append(_won(config, agents, game_seed, seat))
             wins = float(sum(sum(drive_all(games[i:i + 256])) for i in range(0, len(games), 256)))
-            lo, hi = wilson_interval(wins, cfg.eval_games)
-            rows.append({"opponent": opponent, "players": n, "win_share": wins / cfg.eval_games, "ci_lo": lo, "ci_hi": hi})
+            lo, hi = wilson_interval(wins, settings.eval_games)
+            rows.append({"opponent": opponent, "players": n, "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
     return rows
 
 
@@ -336,24 +255,28 @@ def _won(config: Config, agents: Sequence[Any], seed: int, seat: int) -> Generat
 
 def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: Path = Path("runs"),
         progress: bool = True) -> Path:
-    # --- configuration, checked before anything else -----------------------------------------
-    run_dir, cfg, state = run_folder.open_run(config_path, resume, runs_dir, BeliefConfig.load, lambda c: dict(c.raw))
+    """A run from a belief-iteration config (``config_path``), or ``resume`` of its run folder."""
+    return launch.run(config_path, resume, runs_dir, progress, kind=BeliefConfig)
+
+
+def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+    """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
     done = int(state.get("generation", 0))
     say = print if progress else (lambda *a, **k: None)
     if done:
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")
     else:
-        model = BeliefModel.untrained(cfg.hidden, seed=cfg.seed)
+        model = BeliefModel.untrained(settings.hidden, seed=settings.seed)
     best = state.get("best", {"score": -1.0, "generation": 0})
     decisions = int(state.get("decisions", 0))
     started = time.time()
     elapsed = float(state.get("seconds", 0.0))
 
     if done == 0:  # the curve's first point: the untrained model, i.e. the uniform prior's (heuristic's) play
-        _record_evaluation(run_dir, cfg, _safe_evaluate(model, cfg, 0), 0)
+        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0), 0)
 
-    for generation in range(done + 1, cfg.generations + 1):
+    for generation in range(done + 1, settings.generations + 1):
         t0 = time.time()
         # --- 1-2. self-play games and their examples ------------------------------------------
         gen_dir = run_dir / "generations" / f"{generation:04d}"
@@ -363,7 +286,7 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
             with np.load(examples, allow_pickle=False) as saved:
                 observations, targets, game_ids = saved["observations"], saved["targets"], saved["games"]
         else:
-            observations, targets, game_ids = play_generation(model, cfg, generation)
+            observations, targets, game_ids = play_generation(model, settings, generation)
             with open(gen_dir / "examples.tmp", "wb") as fh:  # whole or not at all
                 np.savez(fh, observations=observations, targets=targets, games=game_ids)
             os.replace(gen_dir / "examples.tmp", examples)
@@ -372,20 +295,20 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         played = time.time() - t0
         # --- 3. fit on the window's examples --------------------------------------------------
         window = [run_dir / "generations" / f"{g:04d}" / "examples.npz"
-                  for g in range(max(1, generation - cfg.window + 1), generation + 1)]
+                  for g in range(max(1, generation - settings.window + 1), generation + 1)]
         data = [np.load(p, allow_pickle=False) for p in window]
         model, losses = fit(model, np.concatenate([d["observations"] for d in data]),
                             np.concatenate([d["targets"] for d in data]),
                             np.concatenate([d["games"] + 10_000_000 * i for i, d in enumerate(data)]),
-                            cfg, seed=cfg.seed * 1000 + generation)
+                            settings, seed=settings.seed * 1000 + generation)
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions})
-        for old in range(1, generation - cfg.window + 1):  # examples outside the window are not needed again
+        for old in range(1, generation - settings.window + 1):  # examples outside the window are not needed again
             (run_dir / "generations" / f"{old:04d}" / "examples.npz").unlink(missing_ok=True)
         fitted = time.time() - t0 - played
         # --- 4. evaluate, keep the best ---------------------------------------------------------
-        rows = _safe_evaluate(model, cfg, generation)
-        _record_evaluation(run_dir, cfg, rows, decisions)
-        vs_first = [r["win_share"] for r in rows if r["opponent"] == cfg.eval_opponents[0]]
+        rows = _safe_evaluate(model, settings, generation)
+        _record_evaluation(run_dir, settings, rows, decisions)
+        vs_first = [r["win_share"] for r in rows if r["opponent"] == settings.eval_opponents[0]]
         score = float(np.mean(vs_first)) if vs_first else 0.0
         if score >= best["score"]:  # without evaluation games the latest generation is the best
             best = {"score": score, "generation": generation}
@@ -399,7 +322,7 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
                      "play_seconds", "fit_seconds", "total_seconds"])
         run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "best": best, "seconds": elapsed})
         summary = ", ".join(f"{r['opponent']} {r['players']}p {r['win_share']:.3f}" for r in rows)
-        say(f"generation {generation}/{cfg.generations}: {len(targets)} examples, held-out nats/category "
+        say(f"generation {generation}/{settings.generations}: {len(targets)} examples, held-out nats/category "
             f"{losses['nll_after']:.4f} (uniform prior {losses['nll_prior']:.4f}); {summary}; {time.time() - t0:.0f} s")
     if len((run_dir / "evaluations.csv").read_text().splitlines()) > 1:  # at least one evaluation
         try:
@@ -412,20 +335,20 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     return run_dir
 
 
-def _safe_evaluate(model: BeliefModel, cfg: BeliefConfig, generation: int) -> list[dict[str, Any]]:
+def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int) -> list[dict[str, Any]]:
     """:func:`evaluate`, reported and skipped if it fails: a broken evaluation must not cost the run."""
     try:
-        return evaluate(model, cfg, f"belief@{generation}")
+        return evaluate(model, settings, f"belief@{generation}")
     except Exception as exc:  # noqa: BLE001
         print(f"evaluation of generation {generation} failed and was skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return []
 
 
-def _record_evaluation(run_dir: Path, cfg: BeliefConfig, rows: list[dict[str, Any]], decisions: int) -> None:
+def _record_evaluation(run_dir: Path, settings: BeliefConfig, rows: list[dict[str, Any]], decisions: int) -> None:
     """Evaluation rows in the common ``evaluations.csv`` format (:mod:`club_envs.training.curves`);
     the step is the number of decisions in the games the model has learned from."""
     run_folder.append_csv(run_dir / "evaluations.csv",
-                [[decisions, "player", decisions, r["opponent"], r["players"], cfg.eval_games, r["win_share"],
+                [[decisions, "player", decisions, r["opponent"], r["players"], settings.eval_games, r["win_share"],
                   r["ci_lo"], r["ci_hi"]] for r in rows],
                 ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"])
 

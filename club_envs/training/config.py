@@ -6,12 +6,19 @@ evaluation, checkpoints, the budget and the seed.
 Every section has defaults (``DEFAULTS``); a file only states what it changes. An unknown key, a
 wrong type or an impossible value stops the run with one message naming the key and what is
 allowed, e.g. ``game.num_players: 7 is not allowed; allowed values: 3, 4, 5``.
+
+This module is the one loader of every config: the PPO self-play configs (either backend) and the
+belief-iteration recipes (a ``recipe`` key) are read and checked here once, against their JSON
+Schemas (the source of every error message and of the generated config reference), and come out
+as the frozen dataclasses of :mod:`club_envs.training.settings`. :func:`config_class` is the one
+place that tells the recipes and backends apart; each class names the module that trains it.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,8 +30,14 @@ import yaml
 from club_envs import limits
 from club_envs.agents.features import NAMES as FEATURE_NAMES
 from club_envs.agents.features import get as get_features
+from club_envs.arkham_decoders.rules import PLAYER_COUNTS as ARKHAM_PLAYER_COUNTS
 from club_envs.limits import brief, count_nodes, one_line
-from club_envs.training.rllib_backend.options import BACKENDS, RLLIB_SCHEMA
+from club_envs.members_only.rules import PLAYER_COUNTS as MEMBERS_ONLY_PLAYER_COUNTS
+from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
+from club_envs.training.settings import (SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
+                                         EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
+                                         PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
+                                         SelfPlaySettings, TrainingConfig)
 
 GAMES = {"members_only": (3, 4, 5), "arkham_decoders": (4, 5, 6)}
 SIDES = {"members_only": ("player",), "arkham_decoders": ("team", "black_man")}
@@ -203,6 +216,89 @@ SCHEMA: dict[str, Any] = {
     "allOf": [_players(game) for game in GAMES],
 }
 
+# --------------------------------------------------------------------------- the belief recipes
+# Members Only belief iteration (club_envs.training.belief) and the Arkham team's (club_envs.training.arkham_belief)
+BELIEF_BOTS = ("heuristic", "random", "heuristic_sampled", "heuristic_bold")
+BELIEF_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["recipe"],
+    "properties": {
+        "recipe": {"enum": [BeliefConfig.RECIPE]},
+        "game": section({
+            "name": {"enum": ["members_only"]},
+            "num_players": table_sizes_schema(MEMBERS_ONLY_PLAYER_COUNTS),
+        }),
+        "selfplay": section({
+            **GENERATIONS_PROPERTIES,
+            "opponents": {"type": "array", "items": {"enum": list(BELIEF_BOTS)}},
+            "opponent_share": {"type": "number", "minimum": 0, "maximum": 1},
+        }),
+        "model": section({"hidden": HIDDEN_LAYERS_SCHEMA}),
+        "training": section({
+            **FIT_PROPERTIES,
+            "lr_decay": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "validation_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+        }),
+        "evaluation": section({
+            "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
+            "opponents": {"type": "array", "items": {"enum": list(BELIEF_BOTS)}},
+        }),
+        "seed": SEED_SCHEMA,
+    },
+}
+BELIEF_DEFAULTS: dict[str, Any] = {
+    "game": {"name": "members_only", "num_players": [4]},
+    "selfplay": {"generations": 5, "games": 1000, "window": 2, "opponents": [], "opponent_share": 0.0},
+    "model": {"hidden": [256, 256]},
+    "training": {"learning_rate": 1.0e-3, "batch_size": 512, "epochs": 4, "lr_decay": 0.5, "validation_share": 0.05},
+    "evaluation": {"games": 300, "opponents": ["heuristic", "random"]},
+    "seed": 0,
+}
+ARKHAM_BELIEF_BOTS = ("heuristic", "random")  # the Black Men a config may name (the game's own bots)
+ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["recipe"],
+    "properties": {
+        "recipe": {"enum": [ArkhamBeliefConfig.RECIPE]},
+        "game": section({
+            "name": {"enum": ["arkham_decoders"]},
+            "num_players": table_sizes_schema(ARKHAM_PLAYER_COUNTS),
+        }),
+        "selfplay": section({
+            **GENERATIONS_PROPERTIES,
+            "opponents": {"type": "array", "minItems": 1, "uniqueItems": True,
+                          "items": {"enum": [*ARKHAM_BELIEF_BOTS, SELF]}},
+        }),
+        "black_man": section({
+            "exploration": {"type": "number", "minimum": 0, "maximum": 1},
+            "hidden": HIDDEN_LAYERS_SCHEMA,
+            **FIT_PROPERTIES,
+        }),
+        "model": section({"hidden": HIDDEN_LAYERS_SCHEMA}),
+        "training": section({
+            **FIT_PROPERTIES,
+            "validation_share": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+        }),
+        "evaluation": section({
+            "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
+            "opponents": {"type": "array", "minItems": 1, "items": {"enum": list(ARKHAM_BELIEF_BOTS)}},
+            "seed": SEED_SCHEMA,
+        }),
+        "seed": SEED_SCHEMA,
+    },
+}
+ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
+    "game": {"name": "arkham_decoders", "num_players": list(ARKHAM_PLAYER_COUNTS)},
+    "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"]},
+    "black_man": {"exploration": 0.2, "hidden": [128, 128], "learning_rate": 1.0e-3, "batch_size": 512, "epochs": 6},
+    "model": {"hidden": [128, 128]},
+    "training": {"learning_rate": 1.0e-3, "batch_size": 1024, "epochs": 6, "validation_share": 0.2},
+    "evaluation": {"games": 300, "opponents": ["heuristic"], "seed": 18},
+    "seed": 0,
+}
+
 
 class ConfigFileError(ValueError):
     """A training config that cannot be used; the message names the key and what is allowed."""
@@ -281,34 +377,10 @@ def _check_plain_data(raw: Any, source: str) -> None:
             raise ConfigFileError(f"{one_line(f'{source}: {where}', 200)}: {item} is not allowed; numbers must be finite")
 
 
-def recipe_config(raw: Mapping[str, Any], source: str = "config") -> Any:
-    """The typed config of a config with a ``recipe`` key, checked by that recipe's own schema:
-    Members Only belief iteration (:mod:`club_envs.training.belief`) or the Arkham team's
-    (:mod:`club_envs.training.arkham_belief`)."""
-    from club_envs.training import arkham_belief, belief
-
-    recipes = {belief.RECIPE: belief.BeliefConfig, arkham_belief.RECIPE: arkham_belief.ArkhamBeliefConfig}
-    recipe = raw.get("recipe")
-    for name, config_class in recipes.items():
-        if isinstance(recipe, str) and recipe == name:
-            return config_class.from_mapping(raw, source)
-    _check_plain_data(raw, source)
-    error = next(jsonschema.Draft202012Validator({"properties": {"recipe": {"enum": list(recipes)}}}).iter_errors(raw))
-    raise ConfigFileError(f"{source}: {_describe(error)}")
-
-
 def validate(raw: Any, source: str = "config") -> dict[str, Any]:
-    """Check ``raw`` against :data:`SCHEMA`, fill in defaults and return the resolved config.
-
-    Raises :class:`ConfigFileError` with a single line naming the key at fault.
-    """
-    if not isinstance(raw, Mapping):
-        raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
-    if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
-        return copy.deepcopy(dict(recipe_config(raw, source).raw))
-    config = checked(raw, SCHEMA, DEFAULTS, source)
-    _check_relations(config, source)
-    return config
+    """Check ``raw`` (any recipe or backend) and return the resolved config: the mapping a run folder
+    stores. Raises :class:`ConfigFileError` with a single line naming the key at fault."""
+    return copy.deepcopy(dict(from_mapping(raw, source).raw))
 
 
 def checked(raw: Any, schema: Mapping[str, Any], defaults: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -375,13 +447,139 @@ def read_yaml(path: str | Path) -> Any:
                             max_values=MAX_VALUES, typical="a config nests 3-4 levels deep with about a hundred values")
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read and validate a YAML config file; every problem is one :class:`ConfigFileError` line."""
-    return validate(read_yaml(path), source=str(path))
+# --------------------------------------------------------------------------- the typed configs
+def config_class(raw: Any, source: str = "config") -> type:
+    """Which config (and so which trainer) ``raw`` is: a recipe's, or PPO self-play on the backend it names."""
+    if not isinstance(raw, Mapping):
+        raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
+    if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
+        recipes = {cls.RECIPE: cls for cls in (BeliefConfig, ArkhamBeliefConfig)}
+        recipe = raw["recipe"]
+        if isinstance(recipe, str) and recipe in recipes:
+            return recipes[recipe]
+        _check_plain_data(raw, source)
+        error = next(jsonschema.Draft202012Validator({"properties": {"recipe": {"enum": list(recipes)}}}).iter_errors(raw))
+        raise ConfigFileError(f"{source}: {_describe(error)}")
+    return RllibConfig if raw.get("backend") == "rllib" else SelfPlayConfig
 
 
-def dump(config: Mapping[str, Any]) -> str:
-    return yaml.safe_dump(dict(config), sort_keys=False)
+def from_mapping(raw: Any, source: str = "config", kind: type | None = None) -> TrainingConfig:
+    """``raw`` checked and typed: as :func:`config_class` says, or as ``kind`` (a trainer's own
+    command line reads every config as its own kind)."""
+    kind = kind or config_class(raw, source)
+    if kind is BeliefConfig:
+        return _belief(checked(raw, BELIEF_SCHEMA, BELIEF_DEFAULTS, source), source)
+    if kind is ArkhamBeliefConfig:
+        return _arkham_belief(checked(raw, ARKHAM_BELIEF_SCHEMA, ARKHAM_BELIEF_DEFAULTS, source))
+    resolved = checked(raw, SCHEMA, DEFAULTS, source)
+    _check_relations(resolved, source)
+    if kind is RllibConfig:
+        return _rllib(_resolve_rllib(resolved, raw, source))
+    return SelfPlayConfig(**_selfplay_sections(resolved))
+
+
+def load(path: str | Path, kind: type | None = None) -> TrainingConfig:
+    """Read, check and type a YAML config file; every problem is one :class:`ConfigFileError` line."""
+    return from_mapping(read_yaml(path), str(path), kind)
+
+
+def dump(resolved: Mapping[str, Any]) -> str:
+    """A resolved config as the YAML a run folder stores (``config.yaml``)."""
+    return yaml.safe_dump(dict(resolved), sort_keys=False)
+
+
+def _selfplay_sections(resolved: dict[str, Any]) -> dict[str, Any]:
+    game, network, sp, ev = resolved["game"], resolved["network"], resolved["selfplay"], resolved["evaluation"]
+    return {
+        "game": GameSettings(game["name"], tuple(game["num_players"]), dict(game["options"])),
+        "algorithm": AlgorithmSettings(**resolved["algorithm"]),
+        "network": NetworkSettings(tuple(network["hidden"]), network["activation"], network["features"]),
+        "envs": EnvSettings(**resolved["envs"]),
+        "selfplay": SelfPlaySettings(**{**sp, "bots": tuple(sp["bots"])}),
+        "pretrain": PretrainSettings(**resolved["pretrain"]),
+        "evaluation": EvaluationSettings(**{**ev, "opponents": tuple(ev["opponents"])}),
+        "checkpoint_every": resolved["checkpoint"]["every"],
+        "total_steps": resolved["budget"]["total_steps"],
+        "seed": resolved["seed"],
+        "raw": resolved,
+    }
+
+
+# settings of the stable-baselines3 backend that have no counterpart on RLlib (the ``rllib`` block
+# says how to sample; the league is the learners' own snapshots; both Arkham sides learn at once)
+SB3_ONLY = (("envs",), ("algorithm", "n_steps"), ("selfplay", "scheme"), ("selfplay", "bots"),
+            ("selfplay", "bot_share"), ("selfplay", "phase_steps"), ("pretrain",))
+
+
+def unused_settings(resolved: Mapping[str, Any]) -> list[str]:
+    """The dotted keys of a resolved config set to something else than their default that the
+    RLlib backend ignores."""
+    unused = []
+    for path in SB3_ONLY:
+        value, default = resolved, DEFAULTS
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+            default = default.get(key) if isinstance(default, dict) else None
+        if value is not None and value != default:
+            unused.append(".".join(path))
+    return unused
+
+
+def _resolve_rllib(resolved: dict[str, Any], raw: Mapping[str, Any], source: str) -> dict[str, Any]:
+    """The ``rllib`` block (checked by the shared schema, which holds :data:`RLLIB_SCHEMA`) with
+    its defaults filled in, and the sizes that must fit together."""
+    resolved["backend"] = raw.get("backend", "sb3")
+    resolved["rllib"] = {**RLLIB_DEFAULTS, **(raw.get("rllib") or {})}
+    options, algo = resolved["rllib"], resolved["algorithm"]
+    if algo["batch_size"] > options["train_batch_size"]:
+        raise ConfigFileError(
+            f"{source}: algorithm.batch_size: {algo['batch_size']} is larger than rllib.train_batch_size "
+            f"{options['train_batch_size']}; allowed values: 2..{options['train_batch_size']}"
+        )
+    if options["address"] == LOCAL and options["num_env_runners"] > options["num_cpus"]:
+        raise ConfigFileError(
+            f"{source}: rllib.num_env_runners: {options['num_env_runners']} runners need one CPU each but "
+            f"rllib.num_cpus is {options['num_cpus']}; allowed values: 0..{options['num_cpus']}"
+        )
+    return resolved
+
+
+def _rllib(resolved: dict[str, Any]) -> RllibConfig:
+    return RllibConfig(**_selfplay_sections(resolved), rllib=RllibSettings(**resolved["rllib"]),
+                       unused=tuple(unused_settings(resolved)))
+
+
+def _belief(resolved: dict[str, Any], source: str) -> BeliefConfig:
+    sp, tr, ev = resolved["selfplay"], resolved["training"], resolved["evaluation"]
+    if sp["opponent_share"] > 0 and not sp["opponents"]:
+        raise ConfigFileError(f"{source}: selfplay.opponent_share: {sp['opponent_share']} needs "
+                              f"selfplay.opponents; allowed values: {', '.join(BELIEF_BOTS)}")
+    players = table_sizes(resolved["game"]["num_players"])
+    return BeliefConfig(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
+                        float(sp["opponent_share"]), tuple(resolved["model"]["hidden"]), float(tr["learning_rate"]),
+                        tr["batch_size"], tr["epochs"], float(tr["lr_decay"]), float(tr["validation_share"]),
+                        ev["games"], tuple(ev["opponents"]), resolved["seed"], resolved)
+
+
+def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:
+    sp, tr, ev, bm = resolved["selfplay"], resolved["training"], resolved["evaluation"], resolved["black_man"]
+    players = table_sizes(resolved["game"]["num_players"])
+    return ArkhamBeliefConfig(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
+                              tuple(resolved["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"],
+                              tr["epochs"], float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
+                              ev["seed"], resolved["seed"], resolved, float(bm["exploration"]), tuple(bm["hidden"]),
+                              float(bm["learning_rate"]), bm["batch_size"], bm["epochs"])
+
+
+# PPO defaults of a learner that has no config of its own (the exploit responder)
+DEFAULT_ALGORITHM = AlgorithmSettings(**DEFAULTS["algorithm"])
+DEFAULT_NETWORK = NetworkSettings(tuple(DEFAULTS["network"]["hidden"]), DEFAULTS["network"]["activation"])
+DEFAULT_ENVS = EnvSettings(**DEFAULTS["envs"])
+
+
+def read_exploit_settings(path: Path) -> ExploitSettings:
+    """The settings an exploit run folder's ``exploit.json`` holds."""
+    return ExploitSettings(**json.loads(Path(path).read_text()))
 
 
 def run_arguments(prog: str, description: str, config_help: str,

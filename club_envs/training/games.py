@@ -21,67 +21,65 @@ import numpy as np
 
 import club_envs  # noqa: F401  -- registers the environments
 from club_envs.training.config import SIDES, ConfigFileError
+from club_envs.training.settings import GameSettings
 
 GYM_IDS = {"members_only": "club_envs/MembersOnly-v0", "arkham_decoders": "club_envs/ArkhamDecoders-v0"}
 TEAM_ROLES = ("leader", "member", "investigator")
 
 
-def game_module(cfg: dict) -> Any:
+def game_module(name: str) -> Any:
     from club_envs.games import load_game
 
-    return load_game(cfg["game"]["name"])
+    return load_game(name)
 
 
-def side_roles(cfg: dict, side: str) -> list[str] | None:
+def side_roles(name: str, side: str) -> list[str] | None:
     """The roles a side's policy plays (``None``: any seat of a game without roles)."""
-    if cfg["game"]["name"] == "members_only":
+    if name == "members_only":
         return None
     return list(TEAM_ROLES) if side == "team" else ["black_man"]
 
 
-def opponent_side(cfg: dict, side: str) -> str:
+def opponent_side(name: str, side: str) -> str:
     """The pool a side's results are recorded in: the pool its opponents are drawn from."""
-    if cfg["game"]["name"] == "members_only":
+    if name == "members_only":
         return side
     return "black_man" if side == "team" else "team"
 
 
-def policy_file(cfg: dict, side: str) -> str:
+def policy_file(name: str, side: str) -> str:
     """The name of a side's exported policy inside ``best/`` and ``latest/``."""
-    return "policy.pt" if cfg["game"]["name"] == "members_only" else f"{side}.pt"
+    return "policy.pt" if name == "members_only" else f"{side}.pt"
 
 
-def make_view(cfg: dict, num_players: int, role: str | None = None) -> gym.Env:
-    kwargs: dict[str, Any] = {"num_players": num_players, **cfg["game"]["options"]}
+def make_view(game: GameSettings, num_players: int, role: str | None = None) -> gym.Env:
+    kwargs: dict[str, Any] = {"num_players": num_players, **game.options}
     if role is not None:
         kwargs["role"] = role
-    if cfg["game"]["name"] == "members_only":
+    if game.name == "members_only":
         kwargs.setdefault("seat", "random")  # the learner must learn every seat, the start player's too
-    return gym.make(GYM_IDS[cfg["game"]["name"]], **kwargs)
+    return gym.make(GYM_IDS[game.name], **kwargs)
 
 
-def variants(cfg: dict, side: str) -> list:
+def variants(game: GameSettings, side: str) -> list:
     """Factories of every (player count, role) the side's learner trains at, one drawn per episode."""
-    counts = cfg["game"]["num_players"]
-    roles = side_roles(cfg, side) or [None]
-    return [functools.partial(make_view, cfg, n, r) for n in counts for r in roles]
+    roles = side_roles(game.name, side) or [None]
+    return [functools.partial(make_view, game, n, r) for n in game.num_players for r in roles]
 
 
-def check_options(cfg: dict) -> None:
+def check_options(game: GameSettings) -> None:
     """Build each environment once so a bad rule option fails now, naming the option."""
-    if "recipe" in cfg:  # belief iteration plays the standard rules: there are no options to check
-        return
-    for side in SIDES[cfg["game"]["name"]]:
-        for factory in variants(cfg, side):
+    for side in SIDES[game.name]:
+        for factory in variants(game, side):
             try:
                 factory().close()
             except (ValueError, TypeError) as exc:
                 raise ConfigFileError(f"game.options: {exc}") from None
 
 
-def opponents_for(cfg: dict, side: str):
+def opponents_for(name: str, side: str):
     """The per-episode opponent draw for ``side``'s environments (a picklable callable)."""
-    if cfg["game"]["name"] == "members_only":
+    if name == "members_only":
         return _members_only_opponents
     return functools.partial(_arkham_opponents, side)
 
@@ -107,9 +105,9 @@ def _arkham_opponents(side: str, env: gym.Env, readers: dict, rng: np.random.Gen
     return opponents, ids
 
 
-def win_share(cfg: dict):
+def win_share(name: str):
     """How much of a win the learner's finished episode was (picklable; reads the view's info)."""
-    if cfg["game"]["name"] == "members_only":
+    if name == "members_only":
         return _members_only_win_share
     return _arkham_win_share
 
@@ -130,11 +128,11 @@ def _arkham_win_share(info: dict, episode_return: float) -> float:
     return 1.0 if info["seat"] in winners else 0.0
 
 
-def eval_setup(cfg: dict, side: str, num_players: int) -> tuple[Any, Any, dict[str, str] | None]:
+def eval_setup(name: str, side: str, num_players: int) -> tuple[Any, Any, dict[str, str] | None]:
     """(game module, game config, role_side) for evaluating ``side`` at ``num_players``."""
-    game = game_module(cfg)
+    game = game_module(name)
     config = game.Config(num_players=num_players)
-    if cfg["game"]["name"] == "members_only":
+    if name == "members_only":
         return game, config, None
-    mine = set(side_roles(cfg, side))
+    mine = set(side_roles(name, side))
     return game, config, {r: ("learner" if r in mine else "opponent") for r in (*TEAM_ROLES, "black_man")}

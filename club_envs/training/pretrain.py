@@ -20,6 +20,7 @@ import torch
 
 from club_envs.agents.features import get as get_features
 from club_envs.training import games
+from club_envs.training.settings import GameSettings, PretrainSettings
 
 
 class Recorder:
@@ -45,17 +46,19 @@ class Recorder:
         return action
 
 
-def collect(cfg: dict, side: str, n_games: int, seed: int) -> tuple[np.ndarray, ...]:
-    """(observations, masks, actions, outcomes) of the side's seats over ``n_games`` bot games."""
+def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_games: int,
+            seed: int) -> tuple[np.ndarray, ...]:
+    """(observations, masks, actions, outcomes) of the side's seats over ``n_games`` games of the
+    bot ``bot``; the observations carry the policy's extra inputs ``features``."""
     from club_envs.agents.registry import load as load_agent
 
-    game = games.game_module(cfg)
-    roles = games.side_roles(cfg, side)
-    bot = cfg["pretrain"]["imitate"]
-    extra = get_features(cfg["network"]["features"])
+    game = games.game_module(game_settings.name)
+    roles = games.side_roles(game_settings.name, side)
+    extra = get_features(features)
+    counts = game_settings.num_players
     obs, masks, actions, outcomes = [], [], [], []
     for g in range(n_games):
-        n = cfg["game"]["num_players"][g % len(cfg["game"]["num_players"])]
+        n = counts[g % len(counts)]
         config = game.Config(num_players=n)
         sink: list = []
 
@@ -75,22 +78,22 @@ def collect(cfg: dict, side: str, n_games: int, seed: int) -> tuple[np.ndarray, 
             np.asarray(outcomes, np.float32))
 
 
-def imitate(model, cfg: dict, side: str, seed: int, log=print) -> dict:
+def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, features: str, seed: int,
+            log=print) -> dict:
     """Collect the bot's games and fit ``model``'s policy to them; returns the final figures."""
-    pre = cfg["pretrain"]
     t0 = time.perf_counter()
-    obs, masks, actions, outcomes = collect(cfg, side, pre["games"], seed)
+    obs, masks, actions, outcomes = collect(game, side, pre.imitate, features, pre.games, seed)
     # With a critic warm-up to follow (warm_up_critic), the critic is left alone here: final
     # outcomes of +-1 are not the discounted returns of the configured reward that PPO computes.
-    critic_weight = 0.0 if pre.get("critic_steps", 0) > 0 else 0.5
-    log(f"pretrain {side}: {len(actions)} decisions from {pre['games']} {pre['imitate']} games "
+    critic_weight = 0.0 if pre.critic_steps > 0 else 0.5
+    log(f"pretrain {side}: {len(actions)} decisions from {pre.games} {pre.imitate} games "
         f"in {time.perf_counter() - t0:.0f}s")
     policy = model.policy
-    optimizer = torch.optim.Adam(policy.parameters(), lr=pre["learning_rate"])
+    optimizer = torch.optim.Adam(policy.parameters(), lr=pre.learning_rate)
     rng = np.random.default_rng(seed)
     batch = 512
     figures = {}
-    for epoch in range(pre["epochs"]):
+    for epoch in range(pre.epochs):
         order = rng.permutation(len(actions))
         losses, hits = [], 0
         for start in range(0, len(order), batch):
@@ -107,7 +110,7 @@ def imitate(model, cfg: dict, side: str, seed: int, log=print) -> dict:
             losses.append(float(actor_loss.detach()))
             hits += int((dist.distribution.probs.argmax(dim=1) == a).sum())
         figures = {"pretrain/cross_entropy": float(np.mean(losses)), "pretrain/agreement": hits / len(actions)}
-        log(f"pretrain {side}: epoch {epoch + 1}/{pre['epochs']} cross-entropy {figures['pretrain/cross_entropy']:.3f}, "
+        log(f"pretrain {side}: epoch {epoch + 1}/{pre.epochs} cross-entropy {figures['pretrain/cross_entropy']:.3f}, "
             f"agrees with the bot on {figures['pretrain/agreement']:.1%} of decisions")
     return figures
 

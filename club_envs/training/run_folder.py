@@ -1,9 +1,10 @@
 """What every trainer's run folder shares: a new folder or one to resume, its state file, its CSV logs,
 and the command line that starts or resumes a run.
 
-The MaskablePPO trainer (:mod:`club_envs.training.train`), the RLlib backend and the belief
-iterations (:mod:`club_envs.training.belief`, :mod:`club_envs.training.arkham_belief`) write their
-folders the same way, so ``--resume``, the curves and the model cards read any of them alike.
+The MaskablePPO trainer (:mod:`club_envs.training.train`), the RLlib backend, the belief
+iterations (:mod:`club_envs.training.belief`, :mod:`club_envs.training.arkham_belief`) and the
+exploit runs (:mod:`club_envs.training.exploit`) open their folders here, so ``--resume``, the
+curves and the model cards read any of them alike.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import csv
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from club_envs.training import config as configs
+
+CONFIG_FILE = "config.yaml"
 
 
 def read_state(run_dir: Path) -> dict:
@@ -62,25 +63,40 @@ def append_csv(path: Path, rows: list[list], header: list[str]) -> None:
         writer.writerows(rows)
 
 
-def open_run(config_path: Path | None, resume: Path | None, runs_dir: Path,
-             load: Callable[[Path], Any], dump: Callable[[Any], dict]) -> tuple[Path, Any, dict]:
-    """A recipe trainer's run folder, config and state: ``resume``'s, or a new
-    ``runs_dir/<config name>-<UTC time>/`` holding the resolved config (``load`` reads and checks a
-    config file; ``dump`` gives the resolved config as plain data)."""
+def existing_folder(path: Path, marker: str, what: str = "a run folder") -> Path:
+    """A run folder to resume: ``path``, which must hold ``marker`` (the file it was started from)."""
+    run_dir = Path(path)
+    if not (run_dir / marker).is_file():
+        raise FileNotFoundError(f"{run_dir} is not {what} (no {marker})")
+    return run_dir
+
+
+def new_folder(runs_dir: Path, name: str, files: Mapping[str, str]) -> Path:
+    """A new ``runs_dir/<name>-<UTC time>/`` holding ``files`` (name -> text): what it was started from."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    run_dir = Path(runs_dir) / f"{name}-{stamp}"
+    run_dir.mkdir(parents=True, exist_ok=False)
+    for file_name, text in files.items():
+        (run_dir / file_name).write_text(text)
+    return run_dir
+
+
+def config_file(config_path: Path | None, resume: Path | None) -> Path:
+    """The config a trainer reads: ``resume``'s ``config.yaml``, or ``config_path`` (a file, or the
+    name of an example config)."""
     if resume is not None:
-        run_dir = Path(resume)
-        if not (run_dir / "config.yaml").is_file():
-            raise FileNotFoundError(f"{run_dir} is not a run folder (no config.yaml)")
-        return run_dir, load(run_dir / "config.yaml"), read_state(run_dir)
+        return existing_folder(resume, CONFIG_FILE) / CONFIG_FILE
     from club_envs.training import examples
 
-    config_path = examples.resolve(config_path)
-    cfg = load(config_path)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    run_dir = Path(runs_dir) / f"{Path(config_path).stem}-{stamp}"
-    run_dir.mkdir(parents=True, exist_ok=False)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(dump(cfg), sort_keys=False))
-    return run_dir, cfg, {}
+    return examples.resolve(config_path)
+
+
+def open_run(resolved: Mapping[str, Any], source: Path, resume: Path | None, runs_dir: Path) -> tuple[Path, dict]:
+    """A trainer's run folder and state: ``resume``'s, or a new ``runs_dir/<config name>-<UTC time>/``
+    holding the resolved config as ``config.yaml`` (what ``--resume`` reads back)."""
+    if resume is not None:
+        return Path(resume), read_state(Path(resume))
+    return new_folder(runs_dir, Path(source).stem, {CONFIG_FILE: configs.dump(resolved)}), {}
 
 
 def main(run: Callable[..., Path], prog: str, description: str, config_help: str, argv: list[str] | None = None) -> int:

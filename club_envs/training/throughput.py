@@ -44,21 +44,22 @@ import argparse
 import functools
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 
 from club_envs.training import config as configs
-from club_envs.training import examples
+from club_envs.training import examples, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.worker_vec import WorkerVecEnv
 from club_envs.training.train import export_policy, make_selfplay_env, make_selfplay_game
 
@@ -88,24 +89,17 @@ class TrivialEnv(gym.Env):
         return self._mask
 
 
-def _model(cfg: dict, venv) -> MaskablePPO:
-    algo = cfg["algorithm"]
-    return MaskablePPO("MlpPolicy", venv, device="cpu", seed=0, verbose=0, learning_rate=algo["learning_rate"],
-                       n_steps=algo["n_steps"], batch_size=algo["batch_size"], n_epochs=algo["n_epochs"],
-                       policy_kwargs={"net_arch": {"pi": list(cfg["network"]["hidden"]), "vf": list(cfg["network"]["hidden"])},
-                                      "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg["network"]["activation"]]})
-
-
-def measure(cfg: dict, venv, rollouts: int) -> dict:
+def measure(settings: SelfPlayConfig, venv, rollouts: int) -> dict:
     """Steps per second (wall clock and CPU time of this process) of ``rollouts`` full PPO
     iterations (rollout + update) on ``venv``."""
     timed = TimedVecEnv(venv)
-    model = _model(cfg, timed)
+    model = ppo.new_learner(timed, settings.algorithm, settings.network, seed=0)
     clock = Clock()
     callback = [TrainingCallback("throughput", _NoPool(), None, clock, {}),
-                UpdateThreads(cfg["algorithm"]["update_threads"])]  # as training does
-    steps = rollouts * cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"]
-    model.learn(total_timesteps=cfg["algorithm"]["n_steps"] * cfg["envs"]["n_envs"], callback=callback)  # warm-up
+                UpdateThreads(settings.algorithm.update_threads)]  # as training does
+    rollout = settings.algorithm.n_steps * settings.envs.n_envs
+    steps = rollouts * rollout
+    model.learn(total_timesteps=rollout, callback=callback)  # warm-up
     timed.env_seconds, clock.rollout_seconds, clock.update_seconds, clock.steps = 0.0, 0.0, 0.0, 0
     t0, cpu0 = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=callback)
@@ -163,27 +157,27 @@ SUITE: tuple[tuple[str, str, list[str] | None], ...] = (
 )
 
 
-def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict[str, float]:
+def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollouts: int) -> dict[str, float]:
     """Steps per second of the ceiling and of each mode for one config (``"<mode> cpu"``: per
     CPU-second); prints a table as it goes."""
-    side = configs.SIDES[cfg["game"]["name"]][0]
-    n = cfg["envs"]["n_envs"]
+    sp, algo = settings.selfplay, settings.algorithm
+    side = configs.SIDES[settings.game.name][0]
+    n = settings.envs.n_envs
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp)
-        for s in configs.SIDES[cfg["game"]["name"]]:  # two frozen (untrained) snapshots per side + the bots
-            pool = SnapshotPool(run_dir / "pool" / s, cfg["selfplay"]["scheme"], cfg["selfplay"]["bots"],
-                                cfg["selfplay"]["bot_share"], cfg["selfplay"]["pool_size"])
-            env = make_selfplay_env(cfg, s, str(run_dir), 0)
+        for s in configs.SIDES[settings.game.name]:  # two frozen (untrained) snapshots per side + the bots
+            pool = SnapshotPool(run_dir / "pool" / s, sp.scheme, list(sp.bots), sp.bot_share, sp.pool_size)
+            env = make_selfplay_env(settings, s, str(run_dir), 0)
             for k in range(2):
-                model = _model(cfg, DummyVecEnv([lambda env=env: env]))
-                pool.add_snapshot(k, lambda path, m=model, s=s: export_policy(m, cfg, s, path, 0))
+                model = ppo.new_learner(DummyVecEnv([lambda env=env: env]), settings.algorithm, settings.network, seed=0)
+                pool.add_snapshot(k, lambda path, m=model, s=s: export_policy(m, settings, s, path, 0))
         obs_size = int(env.observation_space.shape[0])
-        print(f"{label}: {n} envs x {cfg['algorithm']['n_steps']} steps, batch {cfg['algorithm']['batch_size']}, "
-              f"{cfg['algorithm']['n_epochs']} epochs on {cfg['algorithm']['update_threads']} thread(s), "
-              f"network {cfg['network']['hidden']}, inputs "
-              f"{cfg['network']['features']}; opponents: {', '.join(cfg['selfplay']['bots']) or 'snapshots only'}")
-        top = measure(cfg, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
+        print(f"{label}: {n} envs x {algo.n_steps} steps, batch {algo.batch_size}, "
+              f"{algo.n_epochs} epochs on {algo.update_threads} thread(s), "
+              f"network {list(settings.network.hidden)}, inputs "
+              f"{settings.network.features}; opponents: {', '.join(sp.bots) or 'snapshots only'}")
+        top = measure(settings, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
                       rollouts)
         ceiling = out["ceiling"] = top["steps_per_second"]
         out["ceiling cpu"] = top["steps_per_cpu_second"]
@@ -192,8 +186,8 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
         print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f} {1.0:>6.2f} {top.get('env_share', 0):>6.0%} "
               f"{top.get('act_share', 0):>7.0%} {top.get('update_share', 0):>7.0%}", flush=True)
         for mode in modes:
-            r = measure(cfg, _venv(cfg, mode, side, run_dir), rollouts)
-            alone = games_alone(_venv(cfg, mode, side, run_dir), rollouts * cfg["algorithm"]["n_steps"] * n)
+            r = measure(settings, _venv(settings, mode, side, run_dir), rollouts)
+            alone = games_alone(_venv(settings, mode, side, run_dir), rollouts * algo.n_steps * n)
             games = alone["steps_per_second"]
             out[mode], out[f"{mode} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
             out[f"{mode} bound"] = games / (games + ceiling)  # the loop takes turns with its games
@@ -210,16 +204,17 @@ def measure_case(cfg: dict, label: str, modes: list[str], rollouts: int) -> dict
     return out
 
 
-def _venv(cfg: dict, mode: str, side: str, run_dir: Path):
+def _venv(settings: SelfPlayConfig, mode: str, side: str, run_dir: Path):
     """The config's self-play games for ``side`` (slots seeded 1000, 1001, ...) in ``mode``."""
-    seeds = [1000 + i for i in range(cfg["envs"]["n_envs"])]
-    fns = [functools.partial(make_selfplay_game, cfg, side, str(run_dir), s) for s in seeds]
+    seeds = [1000 + i for i in range(settings.envs.n_envs)]
+    features = settings.network.features
+    fns = [functools.partial(make_selfplay_game, settings, side, str(run_dir), s) for s in seeds]
     if mode == "batched":
-        return SelfPlayVecEnv(fns, features=cfg["network"]["features"])
+        return SelfPlayVecEnv(fns, features=features)
     if mode == "workers":
-        return WorkerVecEnv(fns, features=cfg["network"]["features"], workers=max(2, cfg["envs"]["workers"]))
+        return WorkerVecEnv(fns, features=features, workers=max(2, settings.envs.workers))
     cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
-    return cls([functools.partial(make_selfplay_env, cfg, side, str(run_dir), s) for s in seeds])
+    return cls([functools.partial(make_selfplay_env, settings, side, str(run_dir), s) for s in seeds])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,12 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     threadpool_limits(1, user_api="blas")  # as training does
     results = []
     for label, path, bots in cases:
-        cfg = configs.load(path)
+        settings = configs.load(path)
         if bots is not None:
-            cfg["selfplay"]["bots"] = list(bots)
+            settings = replace(settings, selfplay=replace(settings.selfplay, bots=tuple(bots)))
         if args.update_threads is not None:
-            cfg["algorithm"]["update_threads"] = args.update_threads
-        results.append((label, measure_case(cfg, label, args.modes, args.rollouts)))
+            settings = replace(settings, algorithm=replace(settings.algorithm, update_threads=args.update_threads))
+        results.append((label, measure_case(settings, label, args.modes, args.rollouts)))
     if len(results) > 1:
         print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5} {'bound':>5}" for m in args.modes)
               + (f" {'2-core':>6}" if "batched" in args.modes else ""))

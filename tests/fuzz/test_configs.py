@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from club_envs.cli import main
 from club_envs.training import config as configs
 from club_envs.training import games as training_games
+from club_envs.training.settings import SelfPlayConfig, TrainingConfig
 
 from .mutations import damage_bytes, fuzz_settings, mutate
 
@@ -24,11 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "configs").glob("*.yaml"))
 
 
-def load_checked(path: Path) -> dict | None:
+def load_checked(path: Path) -> TrainingConfig | None:
     """The config, or ``None`` after checking the refusal is one line naming the file."""
     try:
         cfg = configs.load(path)
-        training_games.check_options(cfg)
+        if isinstance(cfg, SelfPlayConfig):  # the belief recipes play the standard rules
+            training_games.check_options(cfg.game)
     except configs.ConfigFileError as exc:
         message = str(exc)
         assert message.startswith(str(path) + ":") or message.startswith("game.options:"), message
@@ -37,10 +39,10 @@ def load_checked(path: Path) -> dict | None:
     return cfg
 
 
-def assert_resumable(cfg: dict, folder: Path) -> None:
+def assert_resumable(cfg: TrainingConfig, folder: Path) -> None:
     """What ``club-envs train`` writes as ``config.yaml`` validates again to the same config."""
     written = folder / "config.yaml"
-    written.write_text(configs.dump(cfg))
+    written.write_text(configs.dump(cfg.raw))
     assert configs.load(written) == cfg
 
 

@@ -14,7 +14,7 @@ def local_ray():
     from club_envs.training.rllib_backend.run import start_ray
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    started = start_ray({"address": "local", "num_cpus": 2})
+    started = start_ray("local", num_cpus=2)
     yield ray
     if started:
         ray.shutdown()

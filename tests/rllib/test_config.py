@@ -8,7 +8,9 @@ import pytest
 
 from club_envs.training.config import ConfigFileError
 from club_envs.training.rllib_backend.options import RLLIB_DEFAULTS
-from club_envs.training.rllib_backend.run import load_config, resolve_config, unused_settings
+from club_envs.training.config import load, unused_settings
+from club_envs.training.config import validate as resolve_config
+from club_envs.training.settings import RllibConfig
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 BASE = {"backend": "rllib", "game": {"name": "members_only", "num_players": 4}}
@@ -16,7 +18,9 @@ BASE = {"backend": "rllib", "game": {"name": "members_only", "num_players": 4}}
 
 @pytest.mark.parametrize("name", ["members_only_rllib_smoke.yaml", "arkham_rllib_smoke.yaml"])
 def test_smoke_configs_resolve_to_two_local_env_runners(name):
-    cfg = load_config(CONFIGS / name)
+    settings = load(CONFIGS / name)
+    assert isinstance(settings, RllibConfig) and settings.rllib.num_env_runners == 2
+    cfg = settings.raw
     assert cfg["backend"] == "rllib"
     assert cfg["rllib"]["address"] == "local" and cfg["rllib"]["num_env_runners"] == 2
     assert set(cfg["rllib"]) == set(RLLIB_DEFAULTS)

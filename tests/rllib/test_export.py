@@ -14,8 +14,9 @@ from club_envs.agents.registry import load as load_agent
 from club_envs.training.rllib_backend.algorithm import model_config
 from club_envs.training.rllib_backend.env_adapter import ClubMultiAgentEnv
 from club_envs.training.rllib_backend.export import actor_weights, export_state
+from club_envs.training.settings import NetworkSettings
 
-CFG = {"game": {"name": "arkham_decoders"}, "network": {"hidden": [24, 16], "activation": "relu"}}
+NETWORK = NetworkSettings((24, 16), "relu")
 
 
 def build_module(env: ClubMultiAgentEnv, config: DefaultModelConfig):
@@ -33,8 +34,8 @@ def rllib_logits(module, obs: dict[str, np.ndarray]) -> np.ndarray:
 
 def test_exported_policy_gives_the_rllib_modules_logits_on_legal_actions(tmp_path):
     env = ClubMultiAgentEnv({"game": "arkham_decoders", "num_players": 5, "seed": 0})
-    module = build_module(env, model_config(CFG))
-    path = export_state(CFG, "team", module.get_state(inference_only=True), tmp_path / "team.pt", steps=7)
+    module = build_module(env, model_config(NETWORK))
+    path = export_state("arkham_decoders", NETWORK, "team", module.get_state(inference_only=True), tmp_path / "team.pt", steps=7)
     net, meta = load_policy_file(path)
     assert meta["side"] == "team" and meta["backend"] == "rllib" and meta["steps"] == 7
     assert meta["roles"] == ["leader", "member", "investigator"]
@@ -55,8 +56,8 @@ def test_exported_policy_gives_the_rllib_modules_logits_on_legal_actions(tmp_pat
 def test_exported_files_load_through_the_agent_registry_by_folder(tmp_path):
     env = ClubMultiAgentEnv({"game": "arkham_decoders", "num_players": 5, "seed": 1})
     for side in ("team", "black_man"):
-        module = build_module(env, model_config(CFG))
-        export_state(CFG, side, module.get_state(inference_only=True), tmp_path / f"{side}.pt", steps=0)
+        module = build_module(env, model_config(NETWORK))
+        export_state("arkham_decoders", NETWORK, side, module.get_state(inference_only=True), tmp_path / f"{side}.pt", steps=0)
     agent = load_agent(str(tmp_path))
     assert set(agent.by_role) == {"leader", "member", "investigator", "black_man"}
     assert all(isinstance(a, PolicyAgent) for a in agent.by_role.values())

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from club_envs.training.rllib_backend.algorithm import build_config
-from club_envs.training.rllib_backend.run import copy_into_snapshot, fill_league, resolve_config
+from club_envs.training.config import from_mapping
+from club_envs.training.rllib_backend.run import copy_into_snapshot, fill_league
 
 
 def module_weights(algo, module_id: str, where: str) -> dict[str, np.ndarray]:
@@ -25,7 +26,7 @@ def same(a: dict, b: dict) -> bool:
 
 @pytest.fixture(scope="module")
 def algo(local_ray):
-    cfg = resolve_config({
+    cfg = from_mapping({
         "backend": "rllib",
         "rllib": {"num_env_runners": 0, "num_envs_per_env_runner": 1, "train_batch_size": 128},
         "game": {"name": "members_only", "num_players": 3},

@@ -21,6 +21,7 @@ from club_envs.training import arkham_belief
 from club_envs.training import config as configs
 from club_envs.training import train as trainer
 from club_envs.training.config import ConfigFileError
+from club_envs.training.settings import ArkhamBeliefConfig
 from club_envs.training.curves import read_evaluations
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -86,18 +87,19 @@ def test_a_bad_config_is_refused_naming_the_key(change, message):
 
 
 def test_the_example_config_is_the_one_of_the_shipped_run():
-    cfg = arkham_belief.ArkhamBeliefConfig.load(CONFIG_DIR / "arkham_team_belief.yaml")
+    cfg = configs.load(CONFIG_DIR / "arkham_team_belief.yaml")
+    assert isinstance(cfg, ArkhamBeliefConfig)
     assert cfg.num_players == (4, 5, 6) and cfg.opponents == ("heuristic",) and cfg.generations == 4
     assert (cfg.games, cfg.window, cfg.hidden, cfg.epochs, cfg.batch_size) == (1500, 2, (128, 128), 6, 1024)
     assert (cfg.eval_games, cfg.eval_opponents, cfg.eval_seed, cfg.seed) == (300, ("heuristic",), 18, 0)
 
 
 def test_the_self_play_config_is_the_one_of_the_shipped_pair():
-    cfg = arkham_belief.ArkhamBeliefConfig.load(CONFIG_DIR / "arkham_selfplay_belief.yaml")
+    cfg = configs.load(CONFIG_DIR / "arkham_selfplay_belief.yaml")
     assert cfg.learns_black_man and cfg.opponents == ("self",) and cfg.generations == 12
     assert (cfg.games, cfg.window, cfg.bm_exploration, cfg.bm_hidden, cfg.bm_epochs) == (1500, 2, 0.2, (128, 128), 6)
     assert (cfg.eval_games, cfg.eval_opponents, cfg.eval_seed, cfg.seed) == (300, ("heuristic",), 18, 0)
-    assert not arkham_belief.ArkhamBeliefConfig.load(CONFIG_DIR / "arkham_team_belief.yaml").learns_black_man
+    assert not configs.load(CONFIG_DIR / "arkham_team_belief.yaml").learns_black_man
 
 
 def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):

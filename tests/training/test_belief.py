@@ -17,7 +17,9 @@ from club_envs.members_only.observer import SLICES
 from club_envs.members_only.rules import CATEGORIES, NUM_CATEGORIES, Config, parse_card
 from club_envs.training import belief
 from club_envs.training import train as trainer
+from club_envs.training import config as configs
 from club_envs.training.config import ConfigFileError
+from club_envs.training.settings import BeliefConfig
 from club_envs.training.selfplay_vec import drive_all
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -43,11 +45,12 @@ def write(tmp_path: Path, cfg: dict, name: str = "tiny.yaml") -> Path:
 def test_a_bad_config_is_refused_naming_the_key(change, message):
     raw = {**TINY, **change}
     with pytest.raises(ConfigFileError, match=message.replace(".", r"\.").replace("(", r"\(")):
-        belief.BeliefConfig.from_mapping(raw, "x.yaml")
+        configs.from_mapping(raw, "x.yaml", kind=BeliefConfig)
 
 
 def test_the_shipped_example_config_is_valid_and_self_play_only():
-    cfg = belief.BeliefConfig.load(CONFIG_DIR / "members_only_belief.yaml")
+    cfg = configs.load(CONFIG_DIR / "members_only_belief.yaml")
+    assert isinstance(cfg, BeliefConfig)
     assert cfg.opponents == () and cfg.opponent_share == 0.0
     assert cfg.num_players == (3, 4, 5)
 

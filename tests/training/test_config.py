@@ -8,6 +8,8 @@ import pytest
 
 from club_envs.training import config as configs
 from club_envs.training.config import ConfigFileError
+from club_envs.training.settings import (AlgorithmSettings, EnvSettings, EvaluationSettings, PretrainSettings,
+                                         RllibConfig, RllibSettings, SelfPlayConfig, SelfPlaySettings)
 
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 
@@ -20,14 +22,36 @@ def minimal(**sections):
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_every_shipped_config_is_valid(path):
-    cfg = configs.load(path)
+    settings = configs.load(path)
+    cfg = settings.raw
     players = cfg["game"]["num_players"]
     assert set([players] if isinstance(players, int) else players) <= set(configs.GAMES[cfg["game"]["name"]])
     if "recipe" in cfg:  # belief iteration: its own trainer and schema, one recipe per game
         assert (cfg["recipe"], cfg["game"]["name"]) in {("belief_iteration", "members_only"),
                                                         ("arkham_belief_iteration", "arkham_decoders")}
+        assert settings.RECIPE == cfg["recipe"]
     else:
-        assert cfg["algorithm"]["name"] == "MaskablePPO"
+        assert cfg["algorithm"]["name"] == settings.algorithm.name == "MaskablePPO"
+        assert settings.game.num_players == tuple(cfg["game"]["num_players"])
+        assert isinstance(settings, RllibConfig) == (cfg.get("backend") == "rllib")
+
+
+def test_the_typed_sections_name_every_key_of_the_schema():
+    from dataclasses import fields
+
+    for section, cls in (("algorithm", AlgorithmSettings), ("envs", EnvSettings), ("selfplay", SelfPlaySettings),
+                         ("pretrain", PretrainSettings), ("evaluation", EvaluationSettings), ("rllib", RllibSettings)):
+        assert [f.name for f in fields(cls)] == list(configs.SCHEMA["properties"][section]["properties"]), section
+
+
+def test_a_config_is_typed_once_and_keeps_the_resolved_mapping_it_was_built_from():
+    settings = configs.from_mapping(minimal(seed=3, selfplay={"bots": ["random"]}))
+    assert isinstance(settings, SelfPlayConfig) and not isinstance(settings, RllibConfig)
+    assert settings.game.num_players == (4,) and settings.selfplay.bots == ("random",) and settings.seed == 3
+    assert settings.algorithm.learning_rate == configs.DEFAULTS["algorithm"]["learning_rate"]
+    assert settings.raw == configs.validate(minimal(seed=3, selfplay={"bots": ["random"]}))
+    rllib = configs.from_mapping(minimal(backend="rllib"))
+    assert isinstance(rllib, RllibConfig) and rllib.rllib.address == "local" and rllib.unused == ()
 
 
 def test_a_recipe_config_is_checked_by_its_own_schema():

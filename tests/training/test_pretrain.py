@@ -8,18 +8,19 @@ from sb3_contrib import MaskablePPO
 
 from club_envs.training import config as configs
 from club_envs.training import games
+from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.pretrain import collect, imitate
 
 
-def arkham_cfg(n_games: int) -> dict:
-    return configs.validate({"game": {"name": "arkham_decoders", "num_players": [5]},
+def arkham_cfg(n_games: int) -> SelfPlayConfig:
+    return configs.from_mapping({"game": {"name": "arkham_decoders", "num_players": [5]},
                              "network": {"hidden": [64]},
                              "pretrain": {"games": n_games, "epochs": 8, "learning_rate": 3e-3}})
 
 
 def test_collected_decisions_are_legal_and_only_from_the_sides_roles():
     cfg = arkham_cfg(10)
-    obs, masks, actions, outcomes = collect(cfg, "black_man", 6, seed=1)
+    obs, masks, actions, outcomes = collect(cfg.game, "black_man", cfg.pretrain.imitate, cfg.network.features, 6, seed=1)
     assert len(obs) == len(masks) == len(actions) == len(outcomes) > 10
     assert masks[np.arange(len(actions)), actions].all()  # the bot only ever took legal actions
     assert set(np.unique(outcomes)) <= {-1.0, 1.0}
@@ -30,16 +31,16 @@ def test_collected_decisions_are_legal_and_only_from_the_sides_roles():
 def test_imitation_makes_the_learner_agree_with_the_bot():
     torch.manual_seed(0)
     cfg = arkham_cfg(20)
-    env = games.make_view(cfg, 5, "leader")
+    env = games.make_view(cfg.game, 5, "leader")
     model = MaskablePPO("MlpPolicy", env, device="cpu", seed=0,
                         policy_kwargs={"net_arch": {"pi": [64], "vf": [64]}})
-    obs, masks, actions, _ = collect(cfg, "team", 8, seed=9)  # held-out games
+    obs, masks, actions, _ = collect(cfg.game, "team", cfg.pretrain.imitate, cfg.network.features, 8, seed=9)  # held-out games
     def agreement():
         with torch.no_grad():
             dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
             return float((dist.distribution.probs.argmax(dim=1).numpy() == actions).mean())
     before = agreement()
-    figures = imitate(model, cfg, "team", seed=2, log=lambda message: None)
+    figures = imitate(model, cfg.game, "team", cfg.pretrain, cfg.network.features, seed=2, log=lambda message: None)
     assert figures["pretrain/agreement"] > 0.6
     assert agreement() > before + 0.1
 
@@ -51,7 +52,7 @@ def test_critic_warm_up_changes_only_the_critic(tmp_path):
     from club_envs.training.train import make_selfplay_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    cfg = configs.validate({"game": {"name": "members_only", "num_players": 4}, "network": {"hidden": [32]},
+    cfg = configs.from_mapping({"game": {"name": "members_only", "num_players": 4}, "network": {"hidden": [32]},
                             "algorithm": {"n_steps": 64, "batch_size": 64, "n_epochs": 2},
                             "selfplay": {"bots": ["random"], "bot_share": 1.0},
                             "pretrain": {"games": 2, "critic_steps": 128}})

@@ -14,6 +14,7 @@ from club_envs.training import config as configs
 from club_envs.training import games
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.train import export_policy, make_selfplay_env, make_selfplay_game
 
 GAMES = {
@@ -22,11 +23,11 @@ GAMES = {
 }
 
 
-def config_with_pool(tmp_path, game: str, features: str = "none", bots=("random",)) -> dict:
-    cfg = configs.validate({"game": GAMES[game], "network": {"hidden": [16], "features": features},
+def config_with_pool(tmp_path, game: str, features: str = "none", bots=("random",)) -> SelfPlayConfig:
+    cfg = configs.from_mapping({"game": GAMES[game], "network": {"hidden": [16], "features": features},
                             "selfplay": {"bots": list(bots), "bot_share": 0.3}})
     for s in configs.SIDES[game]:
-        pool = SnapshotPool(tmp_path / "pool" / s, "uniform", cfg["selfplay"]["bots"], 0.3, 4)
+        pool = SnapshotPool(tmp_path / "pool" / s, "uniform", list(cfg.selfplay.bots), 0.3, 4)
         env = make_selfplay_env(cfg, s, str(tmp_path), 0)
         for k in range(2):  # two different frozen policies per side
             model = MaskablePPO("MlpPolicy", env, device="cpu", seed=k, policy_kwargs={"net_arch": [16]})
@@ -104,7 +105,7 @@ def test_one_evaluation_per_round_shared_by_bots_and_policies_plays_the_same_gam
 def test_one_batched_forward_pass_equals_each_agent_acting_alone(tmp_path):
     cfg = config_with_pool(tmp_path, "members_only")
     path = sorted((tmp_path / "pool" / "player").glob("snap-*.pt"))[0]
-    env = games.make_view(cfg, 4)
+    env = games.make_view(cfg.game, 4)
     decisions = []
     from club_envs.agents.base import Decision
     from club_envs.members_only.engine import State

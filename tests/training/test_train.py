@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from club_envs.agents.policy import load_policy_file
+from club_envs.training import evaluations
 from club_envs.training import train as trainer
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -114,7 +115,7 @@ def test_a_failing_evaluation_is_reported_and_training_goes_on(tmp_path, monkeyp
     def broken(*args, **kwargs):
         raise RuntimeError("evaluation exploded")
 
-    monkeypatch.setattr(trainer, "learner_win_share", broken)
+    monkeypatch.setattr(evaluations, "learner_win_share", broken)
     run_dir = trainer.run(SMOKE[0], runs_dir=tmp_path, progress=False)
     assert "failed and was skipped: RuntimeError: evaluation exploded" in capsys.readouterr().err
     state = json.loads((run_dir / "state.json").read_text())

@@ -22,6 +22,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 
 from club_envs.training.rllib_backend.env_adapter import ClubMultiAgentEnv
 from club_envs.training.rllib_backend.league import LeagueMapping, all_modules, is_snapshot, learner_modules
+from club_envs.training.settings import NetworkSettings, RllibConfig
 
 WIN_RATE_WINDOW = 200  # episodes the logged win rates average over
 
@@ -44,56 +45,57 @@ class LearnerWinRate(RLlibCallback):
             )
 
 
-def model_config(cfg: dict[str, Any]) -> DefaultModelConfig:
+def model_config(network: NetworkSettings) -> DefaultModelConfig:
     """The network section as RLlib's model config (actor and critic apart, a linear logits head)."""
     return DefaultModelConfig(
-        fcnet_hiddens=list(cfg["network"]["hidden"]),
-        fcnet_activation=cfg["network"]["activation"],
+        fcnet_hiddens=list(network.hidden),
+        fcnet_activation=network.activation,
         head_fcnet_hiddens=[],
         vf_share_layers=False,
     )
 
 
-def env_config(cfg: dict[str, Any]) -> dict[str, Any]:
-    game = cfg["game"]
-    return {"game": game["name"], "num_players": list(game["num_players"]), "options": dict(game["options"]),
-            "seed": cfg["seed"]}
+def env_config(settings: RllibConfig) -> dict[str, Any]:
+    """The adapter's ``env_config`` (:class:`ClubMultiAgentEnv`): what the env runners build their games from."""
+    game = settings.game
+    return {"game": game.name, "num_players": list(game.num_players), "options": dict(game.options),
+            "seed": settings.seed}
 
 
-def build_config(cfg: dict[str, Any]) -> PPOConfig:
-    """A resolved training config (``backend: rllib``) as an RLlib ``PPOConfig``."""
-    game, algo, options = cfg["game"]["name"], cfg["algorithm"], cfg["rllib"]
-    pool_size = cfg["selfplay"]["pool_size"]
-    spec = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config(cfg))
+def build_config(settings: RllibConfig) -> PPOConfig:
+    """A typed training config with ``backend: rllib`` as an RLlib ``PPOConfig``."""
+    game, algo, options = settings.game.name, settings.algorithm, settings.rllib
+    pool_size = settings.selfplay.pool_size
+    spec = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config(settings.network))
     return (
         PPOConfig()
-        .environment(env=ClubMultiAgentEnv, env_config=env_config(cfg))
+        .environment(env=ClubMultiAgentEnv, env_config=env_config(settings))
         .env_runners(
-            num_env_runners=options["num_env_runners"],
-            num_envs_per_env_runner=options["num_envs_per_env_runner"],
-            rollout_fragment_length=options["rollout_fragment_length"],
+            num_env_runners=options.num_env_runners,
+            num_envs_per_env_runner=options.num_envs_per_env_runner,
+            rollout_fragment_length=options.rollout_fragment_length,
             num_cpus_per_env_runner=1,
         )
         .training(
-            lr=algo["learning_rate"],
-            gamma=algo["gamma"],
-            lambda_=algo["gae_lambda"],
-            clip_param=algo["clip_range"],
-            entropy_coeff=algo["ent_coef"],
-            vf_loss_coeff=algo["vf_coef"],
-            grad_clip=algo["max_grad_norm"],
+            lr=algo.learning_rate,
+            gamma=algo.gamma,
+            lambda_=algo.gae_lambda,
+            clip_param=algo.clip_range,
+            entropy_coeff=algo.ent_coef,
+            vf_loss_coeff=algo.vf_coef,
+            grad_clip=algo.max_grad_norm,
             grad_clip_by="global_norm",
-            num_epochs=algo["n_epochs"],
-            minibatch_size=algo["batch_size"],
-            train_batch_size_per_learner=options["train_batch_size"],
+            num_epochs=algo.n_epochs,
+            minibatch_size=algo.batch_size,
+            train_batch_size_per_learner=options.train_batch_size,
         )
         .multi_agent(
             policies=set(all_modules(game, pool_size)),
-            policy_mapping_fn=LeagueMapping(game, pool_size, options["self_play_share"]),
+            policy_mapping_fn=LeagueMapping(game, pool_size, options.self_play_share),
             policies_to_train=list(learner_modules(game)),
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: spec for m in all_modules(game, pool_size)}))
         .callbacks(LearnerWinRate)
-        .debugging(seed=cfg["seed"], log_level="ERROR")
+        .debugging(seed=settings.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=WIN_RATE_WINDOW)
     )

@@ -22,14 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from club_envs.agents.policy import save_policy
+from club_envs.training.games import policy_file
+from club_envs.training.policy_meta import write_policy
+from club_envs.training.settings import NetworkSettings, RllibConfig
 
 ACTOR_PREFIX = "encoder.actor_encoder.net.mlp."
 HEAD_PREFIX = "pi.net.mlp."
 IGNORED = ("pi.log_std_clip_param_const",)  # a constant for continuous actions, unused here
 # learner module -> the side name the run folder and the policy files use
 SIDE_OF_MODULE = {"main": "player", "team": "team", "black_man": "black_man"}
-TEAM_ROLES = ("leader", "member", "investigator")
 
 
 def actor_weights(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -58,39 +59,28 @@ def actor_weights(state: Mapping[str, Any]) -> dict[str, Any]:
     return weights
 
 
-def policy_meta(cfg: Mapping[str, Any], module_id: str, weights: Mapping[str, Any], steps: int) -> dict[str, Any]:
-    """The policy file's ``meta``, as the stable-baselines3 backend writes it (plus the backend)."""
-    side = SIDE_OF_MODULE[module_id]
-    game = cfg["game"]["name"]
-    roles = None if game == "members_only" else (list(TEAM_ROLES) if side == "team" else ["black_man"])
-    first = min(k for k in weights if k.startswith("mlp_extractor.policy_net.") and k.endswith(".weight"))
-    return {
-        "game": game, "side": side, "roles": roles,
-        "obs_size": int(weights[first].shape[1]), "num_actions": int(weights["action_net.weight"].shape[0]),
-        "hidden": list(cfg["network"]["hidden"]), "activation": cfg["network"]["activation"],
-        "steps": int(steps), "backend": "rllib",
-    }
-
-
-def policy_file_name(cfg: Mapping[str, Any], module_id: str) -> str:
+def policy_file_name(game: str, module_id: str) -> str:
     """``policy.pt`` for Members Only, ``team.pt`` / ``black_man.pt`` for Arkham (as the registry reads)."""
-    return "policy.pt" if cfg["game"]["name"] == "members_only" else f"{SIDE_OF_MODULE[module_id]}.pt"
+    return policy_file(game, SIDE_OF_MODULE[module_id])
 
 
-def export_state(cfg: Mapping[str, Any], module_id: str, state: Mapping[str, Any], path: Path, steps: int) -> Path:
-    weights = actor_weights(state)
-    return save_policy(path, weights, policy_meta(cfg, module_id, weights, steps))
+def export_state(game: str, network: NetworkSettings, module_id: str, state: Mapping[str, Any], path: Path,
+                 steps: int) -> Path:
+    """One RLlib module's state as a policy file, with the meta the stable-baselines3 backend writes (plus the backend)."""
+    return write_policy(path, actor_weights(state), game, SIDE_OF_MODULE[module_id], network, steps, backend="rllib")
 
 
-def export_algorithm(algo: Any, cfg: Mapping[str, Any], out_dir: Path, steps: int) -> list[Path]:
-    """Write every learning module of a live ``Algorithm`` into ``out_dir``."""
+def export_algorithm(algo: Any, settings: RllibConfig, out_dir: Path, steps: int) -> dict[str, Path]:
+    """Write every learning module of a live ``Algorithm`` into ``out_dir``; side -> policy file."""
     from club_envs.training.rllib_backend.league import learner_modules
 
-    paths = []
-    for module_id in learner_modules(cfg["game"]["name"]):
+    game = settings.game.name
+    paths = {}
+    for module_id in learner_modules(game):
         state = algo.learner_group.get_state(components=f"learner/rl_module/{module_id}", inference_only=True)
         state = state["learner"]["rl_module"][module_id]
-        paths.append(export_state(cfg, module_id, state, Path(out_dir) / policy_file_name(cfg, module_id), steps))
+        path = Path(out_dir) / policy_file_name(game, module_id)
+        paths[SIDE_OF_MODULE[module_id]] = export_state(game, settings.network, module_id, state, path, steps)
     return paths
 
 
@@ -120,10 +110,10 @@ def export_checkpoint(checkpoint: Path, out_dir: Path) -> list[Path]:
     for module_id in LEARNERS[game]:
         module = RLModule.from_checkpoint(modules_dir / module_id)
         model = module.model_config if isinstance(module.model_config, dict) else vars(module.model_config)
-        cfg = {"game": {"name": game},
-               "network": {"hidden": list(model["fcnet_hiddens"]), "activation": model["fcnet_activation"]}}
+        network = NetworkSettings(tuple(model["fcnet_hiddens"]), model["fcnet_activation"])
         state = module.get_state(inference_only=True)
-        paths.append(export_state(cfg, module_id, state, Path(out_dir) / policy_file_name(cfg, module_id), steps))
+        paths.append(export_state(game, network, module_id, state, Path(out_dir) / policy_file_name(game, module_id),
+                                  steps))
     return paths
 
 

@@ -18,7 +18,8 @@ The PPO hyper-parameters come from the shared ``algorithm`` section (``batch_siz
 minibatch, ``n_epochs`` the passes over each batch); ``algorithm.n_steps`` and ``envs`` belong to
 the stable-baselines3 backend and are replaced here by the sampling keys above.
 
-This module imports nothing from Ray, so the training config can be validated without it.
+This module imports nothing from Ray, so the training config can be validated without it
+(:mod:`club_envs.training.config` checks the block and its sizes).
 """
 
 from __future__ import annotations
@@ -53,12 +54,3 @@ RLLIB_SCHEMA: dict[str, Any] = {
 BACKENDS = ("sb3", "rllib")
 LOCAL = "local"
 
-
-def check_rllib_sizes(config: dict[str, Any], source: str = "config") -> None:
-    """Sizes that must fit together: a minibatch no larger than a training batch."""
-    options, algo = config["rllib"], config["algorithm"]
-    if algo["batch_size"] > options["train_batch_size"]:
-        raise ValueError(
-            f"{source}: algorithm.batch_size: {algo['batch_size']} is larger than rllib.train_batch_size "
-            f"{options['train_batch_size']}; allowed values: 2..{options['train_batch_size']}"
-        )

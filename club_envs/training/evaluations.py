@@ -1,0 +1,76 @@
+"""Evaluation of an exported policy against the bots, and the one writer of ``evaluations.csv``.
+
+Both PPO backends evaluate the same way: the policy file of a side plays ``evaluation.games``
+games against each of ``evaluation.opponents`` at each table size, on the fixed seed series of
+``seed + 17`` (the same deals at every evaluation), and the best policy so far by mean win share
+is copied to ``best/``. The two backends' run folders count steps differently, so their CSV files
+lead with different step columns (:data:`COLUMNS`, :data:`RLLIB_COLUMNS`); a resumed run appends
+to its own file in its own layout.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from club_envs.agents.policy import PolicyAgent, load_policy_file
+from club_envs.evaluation import learner_win_share
+from club_envs.training import games
+from club_envs.training.run_folder import append_csv
+from club_envs.training.settings import EvaluationSettings, GameSettings
+
+FILE = "evaluations.csv"
+# steps of a stable-baselines3 run: all sides together, and this side's own
+COLUMNS = ("total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi")
+# steps of an RLlib run: environment steps (every decision at the table)
+RLLIB_COLUMNS = ("env_steps", "side", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One row: the side's win share against one bot at one table size, with its 95% interval."""
+
+    side: str
+    opponent: str
+    players: int
+    games: int
+    win_share: float
+    ci_lo: float
+    ci_hi: float
+
+
+def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: EvaluationSettings, seed: int,
+                    name: str, deterministic: bool) -> list[Evaluation]:
+    """The policy file ``path`` of ``side`` against every evaluation bot at every table size."""
+    net, meta = load_policy_file(path)
+    rows = []
+    for opponent in evaluation.opponents:
+        for n in game.num_players:
+            learner = PolicyAgent(net, name=name, meta=meta, deterministic=deterministic)
+            module, config, role_side = games.eval_setup(game.name, side, n)
+            share, (lo, hi) = learner_win_share(module, config, learner, opponent, evaluation.games,
+                                                seed=seed + 17, role_side=role_side)
+            rows.append(Evaluation(side, opponent, n, evaluation.games, share, lo, hi))
+    return rows
+
+
+def mean_share(rows: Sequence[Evaluation], opponent: str | None = None) -> float:
+    """The mean win share of ``rows`` (against ``opponent`` only, if given)."""
+    shares = [r.win_share for r in rows if opponent is None or r.opponent == opponent]
+    return sum(shares) / len(shares)
+
+
+def write(run_dir: Path, rows: Sequence[Evaluation], columns: Sequence[str] = COLUMNS, **steps: int) -> None:
+    """Rows appended to the run's ``evaluations.csv``; ``steps`` fills the step columns."""
+    append_csv(run_dir / FILE, [[{**asdict(r), **steps}[c] for c in columns] for r in rows], list(columns))
+
+
+def keep_best(run_dir: Path, path: Path, name: str, score: float, best: dict, side: str, **when: int) -> None:
+    """Copy the policy file ``path`` to ``best/<name>`` when ``score`` is at least the side's best so
+    far (``best``, updated)."""
+    if score >= best.get(side, {}).get("score", -1.0):
+        best[side] = {"score": score, **when}
+        (run_dir / "best").mkdir(exist_ok=True)
+        shutil.copyfile(path, run_dir / "best" / name)

@@ -1,0 +1,253 @@
+"""The typed training configs: one frozen dataclass per recipe and backend, and one per section.
+
+:mod:`club_envs.training.config` checks a YAML config against its JSON Schema, fills in the
+defaults and builds these; everything below it reads attributes, never dictionary keys, so a
+misspelt key is an ``AttributeError`` at the line that reads it instead of a ``KeyError`` hours
+into a run. Each config keeps ``raw``, the resolved mapping a run folder stores as
+``config.yaml`` (so a folder written before these classes existed resumes unchanged), and names
+the module that trains it (``TRAINER``).
+
+The section classes' field names are the config keys, so a section is built as
+``AlgorithmSettings(**resolved["algorithm"])``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+SELF = "self"  # the Arkham recipe's own learned Black Man among selfplay.opponents
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """The ``game`` section: which game, at which table sizes, with which rule options."""
+
+    name: str
+    num_players: tuple[int, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AlgorithmSettings:
+    """The ``algorithm`` section: MaskablePPO's hyper-parameters."""
+
+    name: str
+    learning_rate: float
+    n_steps: int
+    batch_size: int
+    n_epochs: int
+    gamma: float
+    gae_lambda: float
+    clip_range: float
+    ent_coef: float
+    vf_coef: float
+    max_grad_norm: float
+    update_threads: int
+
+
+@dataclass(frozen=True)
+class NetworkSettings:
+    """The ``network`` section: the actor's and critic's MLP and the policy's extra inputs."""
+
+    hidden: tuple[int, ...]
+    activation: str
+    features: str = "none"
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """The ``envs`` section: how many games a learner plays at once, and where."""
+
+    n_envs: int
+    subprocess: bool
+    batched: bool
+    workers: int
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    """The ``selfplay`` section: the pool of frozen snapshots and bots the opponents come from."""
+
+    scheme: str
+    snapshot_every: int
+    pool_size: int
+    bots: tuple[str, ...]
+    bot_share: float
+    phase_steps: int
+
+
+@dataclass(frozen=True)
+class PretrainSettings:
+    """The ``pretrain`` section: the warm start by imitating a bot (``games: 0``: none)."""
+
+    games: int
+    imitate: str
+    epochs: int
+    learning_rate: float
+    critic_steps: int
+
+
+@dataclass(frozen=True)
+class EvaluationSettings:
+    """The ``evaluation`` section: games against the bots, and how often."""
+
+    every: int
+    games: int
+    opponents: tuple[str, ...]
+    greedy: bool
+
+
+@dataclass(frozen=True)
+class RllibSettings:
+    """The ``rllib`` block (:mod:`club_envs.training.rllib_backend.options`): where Ray runs and how RLlib samples."""
+
+    address: str
+    num_cpus: int
+    num_env_runners: int
+    num_envs_per_env_runner: int
+    rollout_fragment_length: int | str
+    train_batch_size: int
+    self_play_share: float
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """A PPO self-play config on stable-baselines3 (the configs without a ``recipe``)."""
+
+    TRAINER: ClassVar[str] = "club_envs.training.train"
+
+    game: GameSettings
+    algorithm: AlgorithmSettings
+    network: NetworkSettings
+    envs: EnvSettings
+    selfplay: SelfPlaySettings
+    pretrain: PretrainSettings
+    evaluation: EvaluationSettings
+    checkpoint_every: int
+    total_steps: int
+    seed: int
+    raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+
+
+@dataclass(frozen=True)
+class RllibConfig(SelfPlayConfig):
+    """The same config with ``backend: rllib``: trained on Ray RLlib (:mod:`club_envs.training.rllib_backend`)."""
+
+    TRAINER: ClassVar[str] = "club_envs.training.rllib_backend.run"
+
+    rllib: RllibSettings | None = None
+    # dotted keys set to something else than their default that only the stable-baselines3 backend reads
+    unused: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BeliefConfig:
+    """A Members Only belief-iteration config (:mod:`club_envs.training.belief`)."""
+
+    TRAINER: ClassVar[str] = "club_envs.training.belief"
+    RECIPE: ClassVar[str] = "belief_iteration"
+
+    num_players: tuple[int, ...]
+    generations: int
+    games: int
+    window: int
+    opponents: tuple[str, ...]
+    opponent_share: float
+    hidden: tuple[int, ...]
+    learning_rate: float
+    batch_size: int
+    epochs: int
+    lr_decay: float
+    validation_share: float
+    eval_games: int
+    eval_opponents: tuple[str, ...]
+    seed: int
+    raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+
+
+@dataclass(frozen=True)
+class ArkhamBeliefConfig:
+    """An Arkham belief-iteration config (:mod:`club_envs.training.arkham_belief`)."""
+
+    TRAINER: ClassVar[str] = "club_envs.training.arkham_belief"
+    RECIPE: ClassVar[str] = "arkham_belief_iteration"
+
+    num_players: tuple[int, ...]
+    generations: int
+    games: int
+    window: int
+    opponents: tuple[str, ...]
+    hidden: tuple[int, ...]
+    learning_rate: float
+    batch_size: int
+    epochs: int
+    validation_share: float
+    eval_games: int
+    eval_opponents: tuple[str, ...]
+    eval_seed: int
+    seed: int
+    raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+    bm_exploration: float = 0.2
+    bm_hidden: tuple[int, ...] = (128, 128)
+    bm_learning_rate: float = 1.0e-3
+    bm_batch_size: int = 512
+    bm_epochs: int = 6
+
+    @property
+    def learns_black_man(self) -> bool:
+        return SELF in self.opponents
+
+
+
+# The exploit responder's imitation recipe per game, after the shipped configs' ``pretrain`` sections
+# (configs/members_only_4p.yaml, configs/arkham_decoders.yaml): games of the bot to imitate, epochs over
+# them, critic warm-up steps (counted in the responder's step budget) and the extra inputs the responder
+# reads. Members Only takes 5 epochs where its config takes 2: the responder's smaller network then
+# agrees with the bot on 99.98% of held-out decisions instead of 98.6%.
+WARM_START_RECIPE = {
+    "members_only": {"games": 200, "epochs": 5, "learning_rate": 1.0e-3, "critic_steps": 16_384,
+                     "features": "members_only_heuristic"},
+    "arkham_decoders": {"games": 800, "epochs": 3, "learning_rate": 1.0e-3, "critic_steps": 16_384,
+                        "features": "arkham_heuristic"},
+}
+
+
+@dataclass(frozen=True)
+class ExploitSettings:
+    """An approximate-exploitability run (:mod:`club_envs.training.exploit`), as ``exploit.json`` holds it."""
+
+    agent: str
+    game: str  # training name: members_only or arkham_decoders
+    players: int
+    steps: int = 200_000
+    eval_games: int = 400
+    seed: int = 0
+    baseline: str | None = "heuristic"
+    sides: list[str] = field(default_factory=list)
+    warm_start: str | None = None  # the bot imitated before PPO, or None: from scratch
+    # the imitation recipe (WARM_START_RECIPE of the game unless given); kept in exploit.json so a
+    # resumed run goes on with the recipe it started with
+    warm_start_recipe: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.warm_start is not None and self.warm_start_recipe is None:
+            object.__setattr__(self, "warm_start_recipe", dict(WARM_START_RECIPE.get(self.game, {})))
+
+    @property
+    def features(self) -> str:
+        """The responder's extra inputs: the heuristic's reading of the position with a warm start."""
+        return self.warm_start_recipe.get("features", "none") if self.warm_start else "none"
+
+    def targets(self) -> list[str]:
+        out = [self.agent]
+        if self.baseline is not None and self.baseline != self.agent:
+            out.append(self.baseline)
+        return out
+
+    def jobs(self) -> list[tuple[str, str]]:
+        return [(target, side) for target in self.targets() for side in self.sides]
+
+
+TrainingConfig = SelfPlayConfig | BeliefConfig | ArkhamBeliefConfig

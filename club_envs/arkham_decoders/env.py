@@ -92,7 +92,7 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer, global_size, global_state
 from club_envs.arkham_decoders.render import render_text
-from club_envs.games import SeatRendering
+from club_envs.rendering import SeatRendering
 from club_envs.arkham_decoders.rules import Config
 from club_envs.errors import IllegalActionError, check_choice
 

@@ -85,7 +85,7 @@ from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import GLOBAL_SIZE, SIZE, Observer, global_state
 from club_envs.members_only.render import render_text
-from club_envs.games import SeatRendering
+from club_envs.rendering import SeatRendering
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 
 REWARD_MODES = ("win", "score")

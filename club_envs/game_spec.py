@@ -139,13 +139,16 @@ class GameSpec:
     def has_hook(self, name: str) -> bool:
         return name in self.hooks
 
-    def hook(self, name: str) -> Any:
-        """The object a hook names, imported on first use; ``KeyError`` names the game's hooks."""
+    def hook_path(self, name: str) -> str:
+        """The hook's ``module:attribute`` with its module path made absolute (an entry point)."""
         if name not in self.hooks:
             raise KeyError(f"{self.name} provides no {name!r} hook; it has {', '.join(sorted(self.hooks))}")
-        module_name, _, attribute = self.hooks[name].partition(":")
-        if module_name.startswith("."):
-            module_name = self.package + module_name
+        target = self.hooks[name]
+        return self.package + target if target.startswith(".") else target
+
+    def hook(self, name: str) -> Any:
+        """The object a hook names, imported on first use; ``KeyError`` names the game's hooks."""
+        module_name, _, attribute = self.hook_path(name).partition(":")
         module = importlib.import_module(module_name)
         return getattr(module, attribute) if attribute else module
 

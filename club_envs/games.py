@@ -29,7 +29,8 @@ _NAMES: dict[str, str] = {}  # every accepted spelling -> canonical name
 
 
 def register(spec: GameSpec) -> GameSpec:
-    """Add a game (its spec names its package); ``ValueError`` if one of its names is taken."""
+    """Add a game (its spec names its package) and its environments' ids with Gymnasium and
+    PettingZoo; ``ValueError`` if one of its names is taken by another game."""
     for name in spec.names:
         owner = _NAMES.get(name.lower())
         if owner is not None and owner != spec.name:
@@ -37,7 +38,22 @@ def register(spec: GameSpec) -> GameSpec:
     _SPECS[spec.name] = spec
     for name in spec.names:
         _NAMES[name.lower()] = spec.name
+    _register_environments(spec)
     return spec
+
+
+def _register_environments(spec: GameSpec) -> None:
+    import warnings
+
+    import gymnasium
+    import pettingzoo
+
+    if spec.gym_id not in gymnasium.registry:
+        gymnasium.register(id=spec.gym_id, entry_point=spec.hook_path("gym_env"), disable_env_checker=True)
+    if spec.aec_id not in pettingzoo.aec_registry:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pettingzoo.register("aec", spec.aec_id, entry_point=spec.hook_path("aec_env"))
 
 
 def _ensure_built_in() -> None:

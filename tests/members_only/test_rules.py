@@ -401,6 +401,17 @@ def test_max_heats_ends_the_game_as_a_truncation():
     assert state.result["winners"] == [0, 1, 2, 3]
 
 
+def test_forfeit_ends_the_game_naming_the_offender_and_every_other_seat_wins():
+    """Ruling R7: an illegal action ends the game; the offender is named and the others share the win."""
+    state = State(Config(num_players=4), seed=0)
+    state.forfeit(2)
+    assert state.is_over
+    assert state.result["reason"] == "illegal_action" and state.result["offender"] == 2
+    assert state.result["winners"] == [0, 1, 3]
+    end = state.events[-1]
+    assert end["type"] == "game_end" and end["offender"] == 2 and end["winners"] == [0, 1, 3]
+
+
 # ----------------------------------------------------------------------------- options
 
 

@@ -1,4 +1,4 @@
-"""Saving, loading, validating and replaying game records (``shared`` format; docs/records.md)."""
+"""Saving, loading, validating and replaying game records (the format of docs/records.md)."""
 
 from __future__ import annotations
 

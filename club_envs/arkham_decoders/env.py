@@ -18,7 +18,7 @@ A cooperative deduction game with a hidden traitor. The leader and the members s
 of four grimoires; the two advisors (secretly the Investigator and the Black Man) vote on which get
 decoded. Cards of the three fake grimoires bring +1 SAN, cards of the true grimoire (the Black
 Man's) cost their value. The team (leader, members, Investigator) wins when the table's SAN total
-is 1 or more at the end; otherwise the Black Man wins. Rules: `shared/rules/arkham_decoders_club.md`.
+is 1 or more at the end; otherwise the Black Man wins. Rules: docs/rules/arkham_decoders_club.md.
 
 ### Observation Space
 
@@ -268,7 +268,7 @@ class raw_env(SeatRendering, AECEnv, EzPickle):
             self.infos[a] = {"result": dict(self.game.result)}
 
     def record(self) -> dict[str, Any]:
-        """The record of the current game (``shared/rules/records.md``)."""
+        """The record of the current game (docs/records.md)."""
         return self.game.record(self.controllers or ["env"] * self.config.num_players)
 
     def save_record(self, path: str | Path) -> Path:

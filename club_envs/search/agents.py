@@ -23,7 +23,7 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
     hooks = spec_of(game).hook("search")
     beliefs = opts.beliefs or _default(hooks, "DEFAULT_BELIEFS", shipped)
     estimates_name = opts.estimates or _default(hooks, "DEFAULT_ESTIMATES", shipped)
-    estimates = _learned(hooks, "estimates", estimates_name, game, config)
+    estimates = _learned(hooks, "estimates", estimates_name, game, config, load, shipped)
     extra = {"estimates": estimates} if estimates is not None else {}
     search_game = hooks.search_game(config, width=opts.width, cards=opts.cards, paired=opts.paired, **extra)
     rollout_name = opts.rollout or hooks.DEFAULT_ROLLOUT
@@ -45,7 +45,7 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
     elif beliefs == "uniform":
         weight_for = lambda view: None  # noqa: E731
     elif beliefs is not None:
-        model = _learned(hooks, "beliefs", beliefs, game, config)
+        model = _learned(hooks, "beliefs", beliefs, game, config, load, shipped)
         weight_for = hooks.learned_weight_for(model, config)
     else:
         weight_for = search_game.default_weight
@@ -59,7 +59,8 @@ def _default(hooks: ModuleType, attribute: str, shipped: Collection[str]) -> str
     return name if name is not None and name in shipped else None
 
 
-def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType, config: Any) -> Any:
+def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType, config: Any,
+             load: Callable[..., Any], shipped: Collection[str]) -> Any:
     """The learned belief model ``name`` for option ``option`` (``None`` for none or ``heuristic``);
     ``ValueError`` names the allowed values when the game has no such model or ``name`` is not one."""
     if name is None or (name == "heuristic" and option == "estimates"):
@@ -70,7 +71,7 @@ def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType,
         raise ValueError(f"ismcts {option}={name!r}: {game.RECORD_NAME} has no learned belief for the search; "
                          f"allowed: {allowed}")
     try:
-        return find(name, game, config)
+        return find(name, game, config, load, shipped)
     except ValueError as exc:
         allowed = "uniform, heuristic" if option == "beliefs" else "heuristic"
         raise ValueError(f"ismcts {option}={exc}; allowed: {allowed} or a belief model") from None

@@ -30,17 +30,17 @@ import yaml
 from club_envs import limits
 from club_envs.agents.features import NAMES as FEATURE_NAMES
 from club_envs.agents.features import get as get_features
-from club_envs.arkham_decoders.rules import PLAYER_COUNTS as ARKHAM_PLAYER_COUNTS
+from club_envs.games import get_spec, specs
 from club_envs.limits import brief, count_nodes, one_line
-from club_envs.members_only.rules import PLAYER_COUNTS as MEMBERS_ONLY_PLAYER_COUNTS
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
 from club_envs.training.settings import (SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TrainingConfig)
 
-GAMES = {"members_only": (3, 4, 5), "arkham_decoders": (4, 5, 6)}
-SIDES = {"members_only": ("player",), "arkham_decoders": ("team", "black_man")}
+# the games of the registry: their table sizes and the sides a config trains
+GAMES = {spec.name: spec.player_counts for spec in specs()}
+SIDES = {spec.name: spec.side_names for spec in specs()}
 SCHEMES = ("latest", "uniform", "recent", "loss")
 # Built-in bots a config may name as opponents; ``heuristic_sampled`` exists for Members Only only.
 GAME_BOTS = {"members_only": ("heuristic", "random", "heuristic_sampled", "heuristic_bold"), "arkham_decoders": ("heuristic", "random")}
@@ -227,7 +227,7 @@ BELIEF_SCHEMA: dict[str, Any] = {
         "recipe": {"enum": [BeliefConfig.RECIPE]},
         "game": section({
             "name": {"enum": ["members_only"]},
-            "num_players": table_sizes_schema(MEMBERS_ONLY_PLAYER_COUNTS),
+            "num_players": table_sizes_schema(get_spec("members_only").player_counts),
         }),
         "selfplay": section({
             **GENERATIONS_PROPERTIES,
@@ -264,7 +264,7 @@ ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
         "recipe": {"enum": [ArkhamBeliefConfig.RECIPE]},
         "game": section({
             "name": {"enum": ["arkham_decoders"]},
-            "num_players": table_sizes_schema(ARKHAM_PLAYER_COUNTS),
+            "num_players": table_sizes_schema(get_spec("arkham_decoders").player_counts),
         }),
         "selfplay": section({
             **GENERATIONS_PROPERTIES,
@@ -290,7 +290,7 @@ ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
     },
 }
 ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
-    "game": {"name": "arkham_decoders", "num_players": list(ARKHAM_PLAYER_COUNTS)},
+    "game": {"name": "arkham_decoders", "num_players": list(get_spec("arkham_decoders").player_counts)},
     "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"]},
     "black_man": {"exploration": 0.2, "hidden": [128, 128], "learning_rate": 1.0e-3, "batch_size": 512, "epochs": 6},
     "model": {"hidden": [128, 128]},

@@ -20,45 +20,43 @@ import gymnasium as gym
 import numpy as np
 
 import club_envs  # noqa: F401  -- registers the environments
-from club_envs.training.config import SIDES, ConfigFileError
+from club_envs.games import get_spec
+from club_envs.training.config import ConfigFileError
 from club_envs.training.settings import GameSettings
-
-GYM_IDS = {"members_only": "club_envs/MembersOnly-v0", "arkham_decoders": "club_envs/ArkhamDecoders-v0"}
-TEAM_ROLES = ("leader", "member", "investigator")
 
 
 def game_module(name: str) -> Any:
-    from club_envs.games import load_game
+    return get_spec(name).module
 
-    return load_game(name)
+
+def side_names(name: str) -> tuple[str, ...]:
+    """The sides of a game, each a policy that training learns."""
+    return get_spec(name).side_names
 
 
 def side_roles(name: str, side: str) -> list[str] | None:
     """The roles a side's policy plays (``None``: any seat of a game without roles)."""
-    if name == "members_only":
-        return None
-    return list(TEAM_ROLES) if side == "team" else ["black_man"]
+    roles = get_spec(name).side(side).roles
+    return None if roles is None else list(roles)
 
 
 def opponent_side(name: str, side: str) -> str:
     """The pool a side's results are recorded in: the pool its opponents are drawn from."""
-    if name == "members_only":
-        return side
-    return "black_man" if side == "team" else "team"
+    return get_spec(name).side(side).opponents
 
 
 def policy_file(name: str, side: str) -> str:
     """The name of a side's exported policy inside ``best/`` and ``latest/``."""
-    return "policy.pt" if name == "members_only" else f"{side}.pt"
+    return get_spec(name).side(side).policy_file
 
 
 def make_view(game: GameSettings, num_players: int, role: str | None = None) -> gym.Env:
     kwargs: dict[str, Any] = {"num_players": num_players, **game.options}
     if role is not None:
         kwargs["role"] = role
-    if game.name == "members_only":
-        kwargs.setdefault("seat", "random")  # the learner must learn every seat, the start player's too
-    return gym.make(GYM_IDS[game.name], **kwargs)
+    else:  # a game without roles: the learner must learn every seat, the start player's too
+        kwargs.setdefault("seat", "random")
+    return gym.make(get_spec(game.name).gym_id, **kwargs)
 
 
 def variants(game: GameSettings, side: str) -> list:
@@ -69,7 +67,7 @@ def variants(game: GameSettings, side: str) -> list:
 
 def check_options(game: GameSettings) -> None:
     """Build each environment once so a bad rule option fails now, naming the option."""
-    for side in SIDES[game.name]:
+    for side in side_names(game.name):
         for factory in variants(game, side):
             try:
                 factory().close()
@@ -79,60 +77,70 @@ def check_options(game: GameSettings) -> None:
 
 def opponents_for(name: str, side: str):
     """The per-episode opponent draw for ``side``'s environments (a picklable callable)."""
-    if name == "members_only":
-        return _members_only_opponents
-    return functools.partial(_arkham_opponents, side)
+    spec = get_spec(name)
+    if spec.side(side).roles is None:
+        return functools.partial(_each_seat_draws, spec.side(side).opponents)
+    return functools.partial(_each_side_draws, side, tuple((s.name, s.roles) for s in spec.sides))
 
 
-def _members_only_opponents(env: gym.Env, readers: dict, rng: np.random.Generator) -> tuple[list, list[str]]:
-    """Every other seat draws its own member of the ``player`` pool."""
+def _each_seat_draws(pool: str, env: gym.Env, readers: dict, rng: np.random.Generator) -> tuple[list, list[str]]:
+    """A game without roles: every other seat draws its own member of the side's opponent ``pool``."""
     n = env.unwrapped.num_players
-    drawn = [readers["player"].sample() for _ in range(n - 1)]
+    drawn = [readers[pool].sample() for _ in range(n - 1)]
     return [agent for _, agent in drawn], [oid for oid, _ in drawn]
 
 
-def _arkham_opponents(side: str, env: gym.Env, readers: dict, rng: np.random.Generator) -> tuple[dict, list[str]]:
-    """Role -> agent for every other seat: the team from one ``team`` draw, the Black Man from his pool."""
-    team_id, team_agent = readers["team"].sample()
-    opponents: dict[str, Any] = {role: team_agent for role in TEAM_ROLES}
+def _each_side_draws(side: str, sides: tuple[tuple[str, tuple[str, ...]], ...], env: gym.Env, readers: dict,
+                     rng: np.random.Generator) -> tuple[dict, list[str]]:
+    """Role -> agent for every other seat: each side plays as one, from one draw of its pool (the
+    learner's fellow seats from the learner's own pool; a side of one role is one seat, the
+    learner's when it is the learner's side). The ids are those of the other sides' draws."""
+    opponents: dict[str, Any] = {}
     ids = []
-    if side == "team":
-        bm_id, bm_agent = readers["black_man"].sample()
-        opponents["black_man"] = bm_agent
-        ids.append(bm_id)
-    else:
-        ids.append(team_id)
+    for other, roles in sides:
+        if other == side and len(roles) == 1:
+            continue
+        drawn_id, agent = readers[other].sample()
+        opponents.update({role: agent for role in roles})
+        if other != side:
+            ids.append(drawn_id)
     return opponents, ids
 
 
 def win_share(name: str):
     """How much of a win the learner's finished episode was (picklable; reads the view's info)."""
-    if name == "members_only":
-        return _members_only_win_share
-    return _arkham_win_share
+    return functools.partial(_win_share, get_spec(name).shared_wins)
 
 
-def _members_only_win_share(info: dict, episode_return: float) -> float:
-    """Highest score wins; k tied players share it (1/k each)."""
+def _win_share(shared_wins: bool, info: dict, episode_return: float) -> float:
+    """Tied winners share a win (1/k each), or a side wins or loses together (every seat of the
+    winning side has won)."""
     winners = info.get("winners")
     if winners is None:
         return float(episode_return > 0)
-    return 1.0 / len(winners) if info["seat"] in winners else 0.0
+    if info["seat"] not in winners:
+        return 0.0
+    return 1.0 / len(winners) if shared_wins else 1.0
 
 
-def _arkham_win_share(info: dict, episode_return: float) -> float:
-    """A side wins or loses together: every seat of the winning side has won."""
-    winners = info.get("winners")
-    if winners is None:
-        return float(episode_return > 0)
-    return 1.0 if info["seat"] in winners else 0.0
+def fellow_seats(name: str, side: str) -> bool:
+    """Whether a learner of ``side`` shares its side with other seats, which then play as it does
+    (the Arkham team); a side of one role is one seat (the Black Man), and a side of a game without
+    roles has no fellows (every other Members Only seat is an opponent)."""
+    roles = get_spec(name).side(side).roles
+    return roles is not None and len(roles) > 1
+
+
+def role_side(name: str, side: str) -> dict[str, str] | None:
+    """Role -> ``learner`` or ``opponent`` when ``side`` is evaluated (``None``: a game without roles)."""
+    spec = get_spec(name)
+    mine = spec.side(side).roles
+    if mine is None:
+        return None
+    return {r: ("learner" if r in mine else "opponent") for r in spec.roles}
 
 
 def eval_setup(name: str, side: str, num_players: int) -> tuple[Any, Any, dict[str, str] | None]:
     """(game module, game config, role_side) for evaluating ``side`` at ``num_players``."""
-    game = game_module(name)
-    config = game.Config(num_players=num_players)
-    if name == "members_only":
-        return game, config, None
-    mine = set(side_roles(name, side))
-    return game, config, {r: ("learner" if r in mine else "opponent") for r in (*TEAM_ROLES, "black_man")}
+    game = get_spec(name).module
+    return game, game.Config(num_players=num_players), role_side(name, side)

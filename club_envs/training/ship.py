@@ -21,6 +21,7 @@ import yaml
 
 from club_envs.agents.policy import load_policy_file, save_policy
 from club_envs.agents.registry import SHIPPED_DIR
+from club_envs.games import get_spec
 from club_envs.training.curves import plot as plot_curve
 
 
@@ -166,7 +167,8 @@ def render_card(card: dict) -> str:
 
 def _card_facts(card: dict) -> list[str]:
     """The bullet list under a card's title: game and side, file, training, acting, loading."""
-    if card.get("kind") == "belief" and card["game"] == "arkham_decoders" and card.get("black_man"):
+    by_role = card.get("kind") == "belief" and bool(get_spec(card["game"]).roles)  # the Arkham team's belief
+    if by_role and card.get("black_man"):
         bm = card["black_man"]
         return [
             "- game: arkham_decoders; sides: both (the team's roles leader, member, investigator, and the Black Man; "
@@ -181,7 +183,7 @@ def _card_facts(card: dict) -> list[str]:
             + _wall_time(card, _STOPPED_GENERATION),
             f"- load: `club_envs.agents.load({card['name']!r})` (every role)",
         ]
-    if card.get("kind") == "belief" and card["game"] == "arkham_decoders":
+    if by_role:
         learned = (f"learned from {card['decisions']:,} team decisions of its games" if card.get("decisions")
                    else f"the run's generations played {card['run_decisions']:,} team decisions in all")
         return [

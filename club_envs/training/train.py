@@ -42,7 +42,6 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from club_envs.training import config as configs
 from club_envs.training import evaluations, games, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads, postfix
 from club_envs.training.launch import run
@@ -60,7 +59,7 @@ KEEP_CHECKPOINTS = 2
 def make_selfplay_game(settings: SelfPlayConfig, side: str, run_dir: str, seed: int) -> SelfPlayEnv:
     """One self-play game slot of ``side``'s learner, unwrapped (what :class:`SelfPlayVecEnv` steps)."""
     game = settings.game
-    pools = {s: str(Path(run_dir) / "pool" / s) for s in configs.SIDES[game.name]}
+    pools = {s: str(Path(run_dir) / "pool" / s) for s in games.side_names(game.name)}
     return SelfPlayEnv(games.variants(game, side), pools, games.opponents_for(game.name, side), seed=seed,
                        win_share=games.win_share(game.name))
 
@@ -92,7 +91,7 @@ def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool =
     (run_dir / "checkpoints").mkdir(exist_ok=True)
     seed_everything(settings.seed)
     sp = settings.selfplay
-    sides = configs.SIDES[settings.game.name]
+    sides = games.side_names(settings.game.name)
     pools = {s: SnapshotPool(run_dir / "pool" / s, sp.scheme, list(sp.bots), sp.bot_share, sp.pool_size)
              for s in sides}
     venvs: dict[str, TimedVecEnv] = {}
@@ -288,7 +287,7 @@ def evaluate_side(settings: SelfPlayConfig, side: str, model: MaskablePPO, step:
         rows = evaluations.evaluate_policy(path, side, settings.game, ev, settings.seed, f"{side}@{step}", ev.greedy)
         for r in rows:
             model.logger.record(f"eval/win_vs_{r.opponent}_{r.players}p", r.win_share)
-        label = "eval" if len(configs.SIDES[settings.game.name]) == 1 else f"{side}_eval"
+        label = "eval" if len(games.side_names(settings.game.name)) == 1 else f"{side}_eval"
         for opponent in ev.opponents:
             live[f"{label}_{opponent}"] = float(np.mean([r.win_share for r in rows if r.opponent == opponent]))
         model.logger.dump(step)

@@ -20,7 +20,6 @@ adapter adds what our games and RLlib's action-masking module need on top:
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import gymnasium as gym
@@ -28,16 +27,20 @@ import numpy as np
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
 import club_envs  # noqa: F401  -- registers the environments
+from club_envs.games import get_spec
 
-# config game name -> the versioned PettingZoo module
-AEC_MODULES = {"members_only": "club_envs.members_only_v0", "arkham_decoders": "club_envs.arkham_decoders_v0"}
 BLACK_MAN = "black_man"
 ALL_AGENTS = "__all__"
 
 
+def by_side(game: str) -> bool:
+    """Whether the game's seats are named by side (a game with roles) rather than by seat."""
+    return bool(get_spec(game).roles)
+
+
 def agent_ids(game: str, num_players: int) -> list[str]:
     """The agent names of a ``num_players`` table, as RLlib sees them."""
-    if game == "arkham_decoders":
+    if by_side(game):
         return [f"team_{i}" for i in range(num_players - 1)] + [BLACK_MAN]
     return [f"player_{i}" for i in range(num_players)]
 
@@ -61,12 +64,11 @@ class ClubMultiAgentEnv(PettingZooEnv):
     """
 
     def __init__(self, env_config: dict[str, Any]) -> None:
-        self.game_name = env_config["game"]
-        if self.game_name not in AEC_MODULES:
-            raise ValueError(f"unknown game {self.game_name!r}; expected one of {', '.join(AEC_MODULES)}")
+        spec = get_spec(env_config["game"])  # a ValueError names the known games
+        self.game_name = spec.name
         counts = env_config["num_players"]
         self.counts = [int(counts)] if isinstance(counts, int) else [int(n) for n in counts]
-        make = importlib.import_module(AEC_MODULES[self.game_name]).env
+        make = spec.hook("aec_env")
         options = dict(env_config.get("options") or {})
         self.tables = {n: make(num_players=n, **options) for n in self.counts}
         self._rng = np.random.default_rng(env_config.get("seed"))
@@ -117,7 +119,7 @@ class ClubMultiAgentEnv(PettingZooEnv):
         """Name each seat of the new game (by side for Arkham: the Black Man is ``black_man``)."""
         seats = self.env.possible_agents
         names = agent_ids(self.game_name, len(seats))
-        if self.game_name == "arkham_decoders":
+        if by_side(self.game_name):
             black_man = self.env.unwrapped.game.black_man_seat
             team = iter(names[:-1])
             names = [BLACK_MAN if i == black_man else next(team) for i in range(len(seats))]

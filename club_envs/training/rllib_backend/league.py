@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from club_envs.training.rllib_backend.env_adapter import BLACK_MAN
+from club_envs.training.rllib_backend.env_adapter import BLACK_MAN, by_side
 
 MAX_SEATS = 8  # more than any table
 LEARNERS = {"members_only": ("main",), "arkham_decoders": ("team", BLACK_MAN)}
@@ -63,12 +63,13 @@ class LeagueMapping:
 
     def __init__(self, game: str, pool_size: int, self_play_share: float) -> None:
         self.game = game
+        self.by_side = by_side(game)  # Arkham: the team and the Black Man
         self.pool_size = pool_size
         self.self_play_share = self_play_share
 
     def __call__(self, agent_id: str, episode: Any, **kwargs: Any) -> str:
         rng = np.random.default_rng(zlib.crc32(str(episode.id_).encode()))
-        if self.game == "arkham_decoders":
+        if self.by_side:
             return self._arkham(agent_id, rng)
         return self._members_only(agent_id, rng)
 

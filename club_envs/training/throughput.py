@@ -55,8 +55,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 
 from club_envs.training import config as configs
-from club_envs.training import examples, games, ppo
+from club_envs.training import examples, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads
+from club_envs.training.games import side_names
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.settings import SelfPlayConfig
@@ -161,12 +162,12 @@ def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollout
     """Steps per second of the ceiling and of each mode for one config (``"<mode> cpu"``: per
     CPU-second); prints a table as it goes."""
     sp, algo = settings.selfplay, settings.algorithm
-    side = games.side_names(settings.game.name)[0]
+    side = side_names(settings.game.name)[0]
     n = settings.envs.n_envs
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp)
-        for s in games.side_names(settings.game.name):  # two frozen (untrained) snapshots per side + the bots
+        for s in side_names(settings.game.name):  # two frozen (untrained) snapshots per side + the bots
             pool = SnapshotPool(run_dir / "pool" / s, sp.scheme, list(sp.bots), sp.bot_share, sp.pool_size)
             env = make_selfplay_env(settings, s, str(run_dir), 0)
             for k in range(2):

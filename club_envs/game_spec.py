@@ -74,6 +74,15 @@ class Side:
     roles: tuple[str, ...] | None
     opponents: str
     policy_file: str  # the exported policy's name inside a checkpoint folder (best/, latest/)
+    # the side is one seat at every table (the Black Man): a learner of it has no fellow seats, and
+    # every other seat is another side's
+    one_seat: bool = False
+
+    @property
+    def fellow_seats(self) -> bool:
+        """Whether a learner of this side shares it with other seats, which play as it does (the
+        Arkham team); every other seat of a game without roles is an opponent."""
+        return self.roles is not None and not self.one_seat
 
 
 @dataclass(frozen=True)

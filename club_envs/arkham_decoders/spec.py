@@ -14,7 +14,7 @@ SPEC = GameSpec(
     roles=ROLES,
     # The team's roles share one policy (its role is in the observation); the Black Man has his own.
     sides=(Side("team", roles=(LEADER, MEMBER, INVESTIGATOR), opponents="black_man", policy_file="team.pt"),
-           Side("black_man", roles=(BLACK_MAN,), opponents="team", policy_file="black_man.pt")),
+           Side("black_man", roles=(BLACK_MAN,), opponents="team", policy_file="black_man.pt", one_seat=True)),
     bots=AGENT_NAMES,
     gym_id="club_envs/ArkhamDecoders-v0",
     aec_id="club_envs/arkham_decoders-v0",

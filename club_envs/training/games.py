@@ -80,7 +80,7 @@ def opponents_for(name: str, side: str):
     spec = get_spec(name)
     if spec.side(side).roles is None:
         return functools.partial(_each_seat_draws, spec.side(side).opponents)
-    return functools.partial(_each_side_draws, side, tuple((s.name, s.roles) for s in spec.sides))
+    return functools.partial(_each_side_draws, side, tuple((s.name, s.roles, s.one_seat) for s in spec.sides))
 
 
 def _each_seat_draws(pool: str, env: gym.Env, readers: dict, rng: np.random.Generator) -> tuple[list, list[str]]:
@@ -90,15 +90,15 @@ def _each_seat_draws(pool: str, env: gym.Env, readers: dict, rng: np.random.Gene
     return [agent for _, agent in drawn], [oid for oid, _ in drawn]
 
 
-def _each_side_draws(side: str, sides: tuple[tuple[str, tuple[str, ...]], ...], env: gym.Env, readers: dict,
+def _each_side_draws(side: str, sides: tuple[tuple[str, tuple[str, ...], bool], ...], env: gym.Env, readers: dict,
                      rng: np.random.Generator) -> tuple[dict, list[str]]:
     """Role -> agent for every other seat: each side plays as one, from one draw of its pool (the
-    learner's fellow seats from the learner's own pool; a side of one role is one seat, the
-    learner's when it is the learner's side). The ids are those of the other sides' draws."""
+    learner's fellow seats from the learner's own pool; a one-seat side of the learner's is the
+    learner alone). The ids are those of the other sides' draws."""
     opponents: dict[str, Any] = {}
     ids = []
-    for other, roles in sides:
-        if other == side and len(roles) == 1:
+    for other, roles, one_seat in sides:
+        if other == side and one_seat:
             continue
         drawn_id, agent = readers[other].sample()
         opponents.update({role: agent for role in roles})
@@ -124,11 +124,8 @@ def _win_share(shared_wins: bool, info: dict, episode_return: float) -> float:
 
 
 def fellow_seats(name: str, side: str) -> bool:
-    """Whether a learner of ``side`` shares its side with other seats, which then play as it does
-    (the Arkham team); a side of one role is one seat (the Black Man), and a side of a game without
-    roles has no fellows (every other Members Only seat is an opponent)."""
-    roles = get_spec(name).side(side).roles
-    return roles is not None and len(roles) > 1
+    """Whether a learner of ``side`` shares its side with other seats, which play as it does (the Arkham team)."""
+    return get_spec(name).side(side).fellow_seats
 
 
 def role_side(name: str, side: str) -> dict[str, str] | None:

@@ -125,7 +125,6 @@ ENTRY_POINTS = {
     "training.train": "club_envs.training.train",
     "training.throughput": "club_envs.training.throughput",
     "training.curves": "club_envs.training.curves",
-    "training.ship": "club_envs.training.ship",
     "training.rllib_backend.__main__": "club_envs.training.rllib_backend.run",
     "training.rllib_backend.export": "club_envs.training.rllib_backend.export",
 }
@@ -139,6 +138,30 @@ def test_a_checkout_entry_point_delegates_to_the_package(entry, target):
     module = importlib.import_module(entry)
     assert Path(module.__file__).resolve() == path
     assert module.main is importlib.import_module(target).main
+
+
+# The checkout's scripts that are ``club-envs`` sub-commands: ``python -m training.<module> ARGS`` runs
+# ``club-envs COMMAND ARGS``.
+SUBCOMMANDS = {
+    "training.ship": "ship",
+}
+
+
+@pytest.mark.parametrize("entry,command", sorted(SUBCOMMANDS.items()))
+def test_a_checkout_script_runs_its_club_envs_command(entry, command, monkeypatch):
+    import runpy
+
+    import club_envs.cli
+
+    path = ROOT / (entry.replace(".", "/") + ".py")
+    source = path.read_text()
+    assert "def " not in source and "class " not in source, f"{path} holds code of its own"
+    calls = []
+    monkeypatch.setattr(club_envs.cli, "main", lambda argv=None: calls.append(argv) or 0)
+    monkeypatch.setattr(sys, "argv", [str(path), "RUN", "--flag"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module(entry, run_name="__main__")
+    assert done.value.code == 0 and calls == [[command, "RUN", "--flag"]]
 
 
 def test_python_m_training_train_runs_the_package_main():

@@ -123,10 +123,7 @@ def test_configs_copy_of_an_unknown_name_lists_the_names(tmp_path, monkeypatch, 
 # The checkout's entry points: ``python -m training.<module>`` runs ``club_envs.training.<module>``.
 ENTRY_POINTS = {
     "training.train": "club_envs.training.train",
-    "training.throughput": "club_envs.training.throughput",
-    "training.curves": "club_envs.training.curves",
     "training.rllib_backend.__main__": "club_envs.training.rllib_backend.run",
-    "training.rllib_backend.export": "club_envs.training.rllib_backend.export",
 }
 
 
@@ -144,6 +141,9 @@ def test_a_checkout_entry_point_delegates_to_the_package(entry, target):
 # ``club-envs COMMAND ARGS``.
 SUBCOMMANDS = {
     "training.ship": "ship",
+    "training.throughput": "bench",
+    "training.curves": "curves",
+    "training.rllib_backend.export": "export",
 }
 
 

@@ -10,7 +10,6 @@ allowed, e.g. ``game.num_players: 7 is not allowed; allowed values: 3, 4, 5``.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import math
 from collections.abc import Mapping, Sequence
@@ -382,18 +381,3 @@ def load(path: str | Path) -> dict[str, Any]:
 
 def dump(config: Mapping[str, Any]) -> str:
     return yaml.safe_dump(dict(config), sort_keys=False)
-
-
-def run_arguments(prog: str, description: str, config_help: str,
-                  argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line every training backend takes: a new run from ``--config`` or ``--resume``
-    of a run folder, where new run folders go, and whether to draw a progress bar."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
-    p.add_argument("--config", type=Path, help=config_help)
-    p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder")
-    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = p.parse_args(argv)
-    if args.config is None and args.resume is None:
-        p.error("give --config CONFIG (a new run) or --resume RUN_DIR")
-    return args

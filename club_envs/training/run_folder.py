@@ -1,5 +1,5 @@
-"""What every trainer's run folder shares: a new folder or one to resume, its state file, its CSV logs,
-and the command line that starts or resumes a run.
+"""What every trainer's run folder shares: a new folder or one to resume, its state file and its CSV logs
+(``club-envs train`` starts or resumes a run of any of them).
 
 The MaskablePPO trainer (:mod:`club_envs.training.train`), the RLlib backend and the belief
 iterations (:mod:`club_envs.training.belief`, :mod:`club_envs.training.arkham_belief`) write their
@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sys
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -81,15 +80,3 @@ def open_run(config_path: Path | None, resume: Path | None, runs_dir: Path,
     run_dir.mkdir(parents=True, exist_ok=False)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dump(cfg), sort_keys=False))
     return run_dir, cfg, {}
-
-
-def main(run: Callable[..., Path], prog: str, description: str, config_help: str, argv: list[str] | None = None) -> int:
-    """The command line of a trainer: a new run from ``--config`` or ``--resume RUN_DIR``; a bad
-    config or a missing folder is one ``error:`` line and exit status 2."""
-    args = configs.run_arguments(prog, description, config_help, argv)
-    try:
-        run(args.config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
-    except (configs.ConfigFileError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0

@@ -17,7 +17,7 @@ MODES = ("batched", "workers", "dummy", "subprocess")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("bench", help="training throughput against the training loop's own ceiling")
+    p = sub.add_parser("bench", help="measure training throughput against the training loop's own ceiling")
     p.add_argument("config", nargs="*", help="training config files or example names to measure (or --suite)")
     p.add_argument("--suite", action="store_true", help="measure the default, its pure self-play variant, "
                    "members_only_selfplay and arkham_decoders configs")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("curves", help="learning curves of a training run: win share against each evaluation "
-                                      "opponent over steps")
+    p = sub.add_parser("curves", help="draw a training run's learning curves (win share against each "
+                                      "evaluation opponent over steps) as a PNG")
     p.add_argument("run_dir", type=Path, help="a training run folder (it holds evaluations.csv)")
     p.add_argument("--out", type=Path, default=None, help="PNG to write (default RUN_DIR/learning_curve.png)")
     p.add_argument("--title", default=None)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("export", help="RLlib modules -> the project's policy files, so every tool plays them "
-                                      "like any trained agent")
+    p = sub.add_parser("export", help="export an RLlib checkpoint as the project's policy files, which every "
+                                      "command plays without Ray")
     p.add_argument("checkpoint", type=Path, help="an RLlib checkpoint folder (runs/<run>/checkpoints/rllib)")
     p.add_argument("out_dir", type=Path, help="where to write policy.pt (or team.pt and black_man.pt)")
     return p

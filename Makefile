@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install train test bench demo docs clean
+.PHONY: install train test lint bench demo docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ train: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The package's shape: the layer map of docs/development.md, no import cycles, short functions.
+lint: $(STAMP)
+	$(PY) -m tests.structure
 
 # Environment speed, then the training loop against its own ceiling (a few minutes).
 bench: $(STAMP)

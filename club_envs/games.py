@@ -1,147 +1,104 @@
-"""The games club-envs knows, and what every game package provides.
+"""The registry of the games club-envs knows: one line per game package.
 
-A game package (``club_envs.members_only``, ``club_envs.arkham_decoders``) exports, from its
-``__init__``, the same few names, so that the command-line tools, evaluation and human play work
-on any game without knowing its rules:
+Each game package defines its :class:`~club_envs.game_spec.GameSpec` in ``spec.py`` and exports it
+as ``SPEC``; :data:`BUILT_IN` lists the packages, and :func:`register` adds another one (a game
+outside this repository, or the toy game of the tests). Everything else asks :func:`get_spec` for a
+game's facts and hooks, by any of its names (``"members_only"``, ``"arkham_decoders"``,
+``"arkham_decoders_club"``, ``"arkham"``), or :func:`spec_of` for the spec of a game package.
 
-``RECORD_NAME``
-    the ``game`` string of its records (``"members_only"``, ``"arkham_decoders_club"``).
-``PLAYER_COUNTS``
-    the supported numbers of players.
-``ROLES``
-    the role names an agent can be assigned to (empty for games without roles).
-``Config``
-    a frozen dataclass of every option that changes play; ``Config(**kwargs)`` validates and
-    raises ``ValueError`` naming the bad option and the allowed values; ``config.to_record()``
-    gives the record's ``config`` object and ``Config.from_record(d)`` reads it back.
-``make_agent(name, config, seed=None) -> Agent``
-    the built-in agents by name (``"random"``, ``"heuristic"``); ``ValueError`` lists the names.
-``play_match(config, agents, seed=None) -> dict``
-    plays one game on the bare engine and returns its record. ``agents`` is a sequence with one
-    :class:`~club_envs.agents.base.Agent` per seat, or a callable ``(seat, role) -> Agent`` for
-    games whose roles are dealt at setup.
-``replay(record) -> dict``
-    re-plays a record on the engine, checks every event and the result, and returns the result;
-    raises :class:`~club_envs.records.RecordError` on the first disagreement.
-``outcomes(record) -> list[SeatOutcome]``
-    one row per seat of a finished record: controller, role, score and win share, the common
-    currency of ``simulate``, ``evaluate`` and ``report``.
+A game package also exports, from its ``__init__``, the names the tools call on it directly:
+``RECORD_NAME``, ``PLAYER_COUNTS``, ``ROLES``, ``AGENT_NAMES``, ``Config``, ``make_agent``,
+``play_match``, ``replay`` and ``outcomes`` (the ``config``, ``make_agent``, ``play_match``,
+``replay`` and ``outcomes`` hooks of its spec).
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
-_PACKAGES = {
-    "members_only": "club_envs.members_only",
-    "arkham_decoders_club": "club_envs.arkham_decoders",
-}
-_ALIASES = {
-    "members_only": "members_only",
-    "members-only": "members_only",
-    "arkham_decoders": "arkham_decoders_club",
-    "arkham_decoders_club": "arkham_decoders_club",
-    "arkham": "arkham_decoders_club",
-}
+from club_envs.game_spec import GameSpec, SeatOutcome
+
+__all__ = ["BUILT_IN", "GameSpec", "SeatOutcome", "canonical_name", "game_names", "get_spec", "load_game",
+           "register", "spec_of", "specs"]
+
+BUILT_IN = ("club_envs.members_only", "club_envs.arkham_decoders")  # the registry: one line per game
+_SPECS: dict[str, GameSpec] = {}  # canonical name -> spec, in registration order
+_NAMES: dict[str, str] = {}  # every accepted spelling -> canonical name
 
 
-@dataclass(frozen=True)
-class SeatOutcome:
-    """How one seat fared in one game."""
+def register(spec: GameSpec) -> GameSpec:
+    """Add a game (its spec names its package) and its environments' ids with Gymnasium and
+    PettingZoo; ``ValueError`` if one of its names is taken by another game."""
+    for name in spec.names:
+        owner = _NAMES.get(name.lower())
+        if owner is not None and owner != spec.name:
+            raise ValueError(f"game name {name!r} of {spec.name!r} is already taken by {owner!r}")
+    _SPECS[spec.name] = spec
+    for name in spec.names:
+        _NAMES[name.lower()] = spec.name
+    _register_environments(spec)
+    return spec
 
-    seat: int
-    controller: str
-    score: float
-    win: float  # 1 for a sole win, 1/k for a k-way shared win, 0 for a loss
-    role: str | None = None
+
+def _register_environments(spec: GameSpec) -> None:
+    import warnings
+
+    import gymnasium
+    import pettingzoo
+
+    if spec.gym_id not in gymnasium.registry:
+        gymnasium.register(id=spec.gym_id, entry_point=spec.hook_path("gym_env"), disable_env_checker=True)
+    if spec.aec_id not in pettingzoo.aec_registry:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pettingzoo.register("aec", spec.aec_id, entry_point=spec.hook_path("aec_env"))
+
+
+def _ensure_built_in() -> None:
+    if not all(p in {s.package for s in _SPECS.values()} for p in BUILT_IN):
+        for package in BUILT_IN:
+            register(importlib.import_module(package + ".spec").SPEC)
+
+
+def specs() -> tuple[GameSpec, ...]:
+    """Every registered game, the built-in ones first."""
+    _ensure_built_in()
+    return tuple(_SPECS.values())
+
+
+def get_spec(name: str) -> GameSpec:
+    """The spec of the game called ``name`` (any accepted spelling), or a ``ValueError`` naming them."""
+    _ensure_built_in()
+    key = str(name).strip().lower()
+    if key not in _NAMES:
+        raise ValueError(f"unknown game {name!r}; expected one of {', '.join(sorted(_NAMES))}")
+    return _SPECS[_NAMES[key]]
+
+
+def spec_of(game: Any) -> GameSpec:
+    """The spec of ``game``: a spec, a game package (its ``SPEC``) or any name of a game."""
+    if isinstance(game, GameSpec):
+        return game
+    if isinstance(game, str):
+        return get_spec(game)
+    spec = getattr(game, "SPEC", None)
+    if not isinstance(spec, GameSpec):
+        raise ValueError(f"{game!r} is not a game package (it exports no SPEC)")
+    return spec
 
 
 def canonical_name(name: str) -> str:
-    """Map a user's spelling of a game to its record name, or say which names exist."""
-    key = name.strip().lower()
-    if key not in _ALIASES:
-        raise ValueError(f"unknown game {name!r}; expected one of {', '.join(sorted(set(_ALIASES)))}")
-    return _ALIASES[key]
+    """The record name of the game called ``name`` (the ``game`` string of its records)."""
+    return get_spec(name).record_name
 
 
 def load_game(name: str) -> ModuleType:
     """The game package for ``name`` (any accepted spelling)."""
-    return importlib.import_module(_PACKAGES[canonical_name(name)])
+    return get_spec(name).module
 
 
 def game_names() -> list[str]:
-    return sorted(_PACKAGES)
-
-
-PUBLIC_VIEW = "public"  # the spectator's view in render(): what every seat knows
-
-
-def render_seat(seat, agents) -> int | str | None:
-    """``seat`` as a game's ``render_text`` takes it: ``None`` (the agent to move), ``"public"``, a
-    seat number or an agent name from ``agents``; anything else raises ``ConfigError`` naming the
-    allowed values."""
-    import numpy as np
-
-    from club_envs.errors import ConfigError
-
-    if seat is None or seat == PUBLIC_VIEW:
-        return seat
-    if isinstance(seat, str) and seat in agents:
-        return list(agents).index(seat)
-    if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(agents):
-        return int(seat)
-    raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
-                      f"{PUBLIC_VIEW!r} (a spectator), a seat 0..{len(agents) - 1} or an agent name "
-                      f"({', '.join(agents)})")
-
-
-
-def table_view(state, seat, public_view):
-    """The view a drawing of ``state`` shows: the spectator's (``public_view(state)``) for
-    ``"public"``, else ``seat``'s -- by default the player to move, or seat 0 once the game is over."""
-    if seat == PUBLIC_VIEW:
-        return public_view(state)
-    if seat is None:
-        seat = state.current_player if state.current_player is not None else 0
-    return state.player_view(seat)
-
-class SeatRendering:
-    """``render()`` and ``render_for()`` of the PettingZoo environments, the same for every game.
-
-    The environment provides ``render_mode``, ``render_seat``, ``game`` (its engine state, or
-    ``None`` before ``reset``), ``possible_agents``, ``metadata`` and ``_draw``: its game's
-    ``render_text(state, seat)``.
-    """
-
-    def render(self) -> str | None:
-        """Draw the table as the seat in :attr:`render_seat` sees it.
-
-        ``render_seat=None`` (the default, PettingZoo's convention) draws the view of the agent to
-        move: with ``render_mode="human"`` that prints each mover's own hand in turn, so use a seat
-        (``2`` or ``"player_2"``) to follow one player or ``"public"`` for the spectator's view,
-        which shows no hand. ``"ansi"`` returns the text, ``"human"`` prints it.
-        """
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        text = self.render_for(self.render_seat)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def render_for(self, seat: int | str | None = None) -> str:
-        """The table as text from ``seat``'s view whatever the ``render_mode``: a seat number, an
-        agent name (``"player_2"``), ``"public"`` (what a spectator sees: no hand) or ``None`` (the
-        agent to move)."""
-        seat = self._render_seat(seat)
-        if self.game is None:
-            return f"{self.metadata['name']}: call reset() first"
-        return self._draw(self.game, seat)
-
-    def _render_seat(self, seat: int | str | None) -> int | str | None:
-        return render_seat(seat, self.possible_agents)
+    """The record names of every registered game, sorted."""
+    return sorted(s.record_name for s in specs())

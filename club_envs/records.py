@@ -1,4 +1,4 @@
-"""Saving, loading, validating and replaying game records (``shared`` format; docs/records.md)."""
+"""Saving, loading, validating and replaying game records (the format of docs/records.md)."""
 
 from __future__ import annotations
 
@@ -28,14 +28,20 @@ class RecordError(ValueError):
 
 @lru_cache(maxsize=None)
 def schema_for(game: str) -> dict[str, Any]:
-    """The JSON Schema shipped in the package for ``game`` records."""
+    """The JSON Schema of ``game`` records: the game's ``record_schema`` hook if it has one, else the
+    schema shipped in ``club_envs/schemas``."""
+    from club_envs.games import get_spec
+
+    spec = get_spec(game)
+    if spec.has_hook("record_schema"):
+        return spec.hook("record_schema")()
     path = resources.files("club_envs") / "schemas" / f"{game}.schema.json"
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 def validate(record: Any) -> None:
     """Raise :class:`RecordError` naming the first offending field, or return quietly."""
-    from club_envs.games import _PACKAGES
+    from club_envs.games import game_names
 
     if not isinstance(record, dict):
         raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
@@ -44,8 +50,9 @@ def validate(record: Any) -> None:
     if record.get("format") != FORMAT:
         raise RecordError(f"'format' must be {FORMAT!r}, got {brief(record.get('format'))}")
     game = record.get("game")
-    if not isinstance(game, str) or game not in _PACKAGES:
-        raise RecordError(f"'game' must be one of {sorted(_PACKAGES)}, got {brief(game)}")
+    names = game_names()
+    if not isinstance(game, str) or game not in names:
+        raise RecordError(f"'game' must be one of {names}, got {brief(game)}")
     validator = jsonschema.Draft202012Validator(schema_for(game))
     error = jsonschema.exceptions.best_match(validator.iter_errors(record))
     if error is not None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from club_envs import records
-from club_envs.games import load_game
+from club_envs.games import get_spec, load_game
 from club_envs.stats import wilson_interval
 
 HUMAN = "human"
@@ -315,7 +315,7 @@ def write_chart(report: Report, path: str | Path) -> Path:
         fig.savefig(path, dpi=100)
         plt.close(fig)
         return path
-    titles = {"members_only": "Members Only", "arkham_decoders_club": "Arkham Decoders Club"}
+    titles = {g: get_spec(g).title for g in games}
     heights = [max(2.2, 0.6 * sum(r.game == g for r in report.agents) + 1.4) for g in games]
     fig, axes = plt.subplots(len(games), 1, figsize=(9, sum(heights) + 0.6), height_ratios=heights, squeeze=False)
     series = (("human", "#2b6cb0"), ("agent (per seat)", "#dd6b20"))

@@ -20,9 +20,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from club_envs.game_spec import FEATURES_HOOK
+
 
 class Features(NamedTuple):
-    game: str  # the game whose observations it reads (record name)
+    game: str  # the game whose observations it reads (its canonical name)
     obs_size: int  # the raw observation size it expects
     extra: int  # how many numbers it appends
     # (observation, view, action mask) -> observation + extra inputs; the view is the seat's own
@@ -41,38 +43,34 @@ class Features(NamedTuple):
         return np.stack([self.transform(o, v, m) for o, v, m in zip(observations, views, masks)])
 
 
-def _members_only(name: str) -> Features:
-    from club_envs.members_only import features
-    from club_envs.members_only.observer import SIZE
+def _builders() -> dict[str, Any]:
+    """Every registered game's named inputs: name -> (game spec, hook)."""
+    from club_envs.games import specs
 
-    if name == "members_only_beliefs":
-        return Features("members_only", SIZE, features.BELIEF_SIZE, features.belief_inputs,
-                        features.belief_inputs_batch)
-    return Features("members_only", SIZE, features.HEURISTIC_SIZE, features.heuristic_inputs,
-                    features.heuristic_inputs_batch, features.HEURISTIC_PREPARE_KEY, features.prepare_heuristic_inputs)
+    return {name: spec for spec in specs() for name in spec.feature_names}
 
 
-def _arkham(name: str) -> Features:
-    from club_envs.arkham_decoders import features
-    from club_envs.arkham_decoders.observer import Observer
-    from club_envs.arkham_decoders.rules import Config
-
-    return Features("arkham_decoders", Observer(Config(num_players=5)).size, features.HEURISTIC_SIZE,
-                    features.heuristic_inputs)
+def names() -> tuple[str, ...]:
+    """``"none"`` and the names of every registered game's inputs, sorted."""
+    return ("none", *sorted(_builders()))
 
 
-_BUILDERS: dict[str, Callable[[], Features]] = {
-    "arkham_heuristic": functools.partial(_arkham, "arkham_heuristic"),
-    "members_only_beliefs": functools.partial(_members_only, "members_only_beliefs"),
-    "members_only_heuristic": functools.partial(_members_only, "members_only_heuristic"),
-}
-NAMES = ("none", *_BUILDERS)
+@functools.lru_cache(maxsize=None)
+def _build(name: str) -> Features:
+    spec = _builders()[name]
+    return Features(spec.name, **spec.hook(FEATURES_HOOK + name))
 
 
 def get(name: str | None) -> Features | None:
     """The features called ``name`` (``None`` or ``"none"``: the raw observation)."""
     if name in (None, "none"):
         return None
-    if name not in _BUILDERS:
-        raise ValueError(f"unknown policy features {name!r}; expected one of {', '.join(NAMES)}")
-    return _BUILDERS[name]()
+    if name not in _builders():
+        raise ValueError(f"unknown policy features {name!r}; expected one of {', '.join(names())}")
+    return _build(name)
+
+
+def __getattr__(attribute: str) -> Any:
+    if attribute == "NAMES":  # read when asked, so that a game registered later is listed too
+        return names()
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -83,6 +83,6 @@ def make_agent(game: ModuleType, name: str, config: Any, seed: int | None = None
 
     ``ValueError`` lists the accepted names.
     """
-    from club_envs.agents import registry
+    import club_envs.agents.registry as registry
 
     return as_agent(registry.load(name, game=game, config=config, seed=seed))

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from club_envs.agents import features
+import club_envs.agents.features as features
 from club_envs.agents.base import Decision
 
 POLICY_FORMAT = "club-envs-policy"
@@ -237,11 +237,10 @@ def _check_meta(path: Path, net: MaskedMLP, meta: Mapping[str, Any]) -> None:
 
 def game_sizes(game: Any) -> tuple[int, int]:
     """The observation size and the action count ``game`` (a game package) gives its agents."""
-    import importlib
+    from club_envs.games import spec_of
 
-    observer = importlib.import_module(f"{game.__name__}.observer")
-    actions = importlib.import_module(f"{game.__name__}.actions")
-    return int(observer.Observer(game.Config()).size), int(actions.NUM_ACTIONS)
+    spec = spec_of(game)
+    return int(spec.hook("observer")(game.Config()).size), int(spec.hook("actions").NUM_ACTIONS)
 
 
 def check_policy_for_game(path: str | os.PathLike, net: MaskedMLP, meta: Mapping[str, Any], game: Any) -> None:

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from club_envs.agents.base import Agent
+from club_envs.agents.belief_file import meta_game, read_meta
 from club_envs.agents.policy import PolicyAgent, RoleDispatchAgent
+from club_envs.games import get_spec, spec_of, specs
 
 SHIPPED_DIR = Path(__file__).parent / "shipped"
 BELIEF_SUFFIX = ".npz"  # a learned belief model (the rest are policy files, *.pt)
@@ -55,7 +57,7 @@ SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
     "arkham_decoders": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                                  "investigator": "arkham_team.pt", "black_man": "arkham_black_man.pt"}),
 }
-_SIDE_FILES = {"team": ("leader", "member", "investigator"), "black_man": ("black_man",)}
+LEGACY_BELIEF_GAME = "members_only"  # belief files written before their meta named a game
 
 
 def shipped_names() -> list[str]:
@@ -65,7 +67,7 @@ def shipped_names() -> list[str]:
 
 def bot_names(game: Any = None) -> tuple[str, ...]:
     """The built-in bots of ``game`` (every game has at least :data:`BOTS`)."""
-    return tuple(getattr(game, "AGENT_NAMES", BOTS)) if game is not None else BOTS
+    return spec_of(game).bots if game is not None else BOTS
 
 
 def is_known(name: str, game: Any = None) -> bool:
@@ -84,7 +86,8 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
             raise ValueError(f"agent {base!r} searches a game's own rules: say which game it plays")
         from club_envs.search.agents import make_ismcts
 
-        return make_ismcts(game, config if config is not None else game.Config(), flag, seed=seed)
+        return make_ismcts(game, config if config is not None else game.Config(), flag, seed=seed, load=load,
+                           shipped=shipped_names())
     if flag not in ("", "greedy", "sample"):
         raise ValueError(f"unknown agent option {flag!r} in {name!r}; expected ':greedy' or ':sample'")
     deterministic = {"greedy": True, "sample": False}.get(flag)  # None: the policy file's own default
@@ -136,43 +139,51 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
     if (path / "best").is_dir():
         path = path / "best"
     if (path / BELIEF_FILE).is_file() and (path / BLACK_MAN_VALUE_FILE).is_file():
-        team = {r: path / BELIEF_FILE for r in _SIDE_FILES["team"]}
-        return _from_files({**team, "black_man": path / BLACK_MAN_VALUE_FILE}, name, deterministic, seed, game)
+        spec = spec_of(game) if game is not None else get_spec(meta_game(read_meta(path / BELIEF_FILE)) or LEGACY_BELIEF_GAME)
+        first, last = spec.sides[0], spec.sides[-1]  # the belief plays the first side, the value file the other
+        files = {r: path / BELIEF_FILE for r in first.roles or ()}
+        files.update({r: path / BLACK_MAN_VALUE_FILE for r in last.roles or ()})
+        return _from_files(files, name, deterministic, seed, game)
     if (path / BELIEF_FILE).is_file():
         return _belief_agent(path / BELIEF_FILE, name, deterministic, game)
     if (path / "policy.pt").is_file():
         return PolicyAgent.from_file(path / "policy.pt", name=name, deterministic=deterministic, seed=seed, game=game)
     files = {}
-    for side, roles in _SIDE_FILES.items():
-        if (path / f"{side}.pt").is_file():
-            files.update({r: path / f"{side}.pt" for r in roles})
+    for side in _role_sides(game):
+        if (path / side.policy_file).is_file():
+            files.update({r: path / side.policy_file for r in side.roles})
     if not files:
-        raise ValueError(f"{path} holds no policy file (policy.pt, team.pt, black_man.pt or {BELIEF_FILE})")
+        names = sorted({"policy.pt", *(s.policy_file for s in _role_sides(None)), BELIEF_FILE})
+        raise ValueError(f"{path} holds no policy file ({', '.join(names)})")
     return _from_files(files, name, deterministic, seed, game)
 
 
 def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any = None) -> Agent:
     """A belief file's agent, for the game and kind of model its meta names; it decides deterministically."""
-    from club_envs.agents.belief_file import file_kind, meta_game, read_meta
+    from club_envs.agents.belief_file import file_kind
 
     meta = read_meta(path)  # read once: its game and kind pick the loader
-    file_game = meta_game(meta) or "members_only"
-    label = {"members_only": "Members Only", "arkham_decoders_club": "Arkham Decoders Club"}.get(file_game, file_game)
-    if game is not None and getattr(game, "RECORD_NAME", None) != file_game:
+    file_game = meta_game(meta) or LEGACY_BELIEF_GAME
+    try:
+        spec = get_spec(file_game)
+    except ValueError:
+        spec = None
+    label = spec.title if spec is not None else file_game
+    if game is not None and (spec is None or spec.record_name != spec_of(game).record_name):
         raise ValueError(f"{path} is a {label} belief file; it cannot play {game.RECORD_NAME}")
+    if spec is None or not spec.has_hook("belief_agent"):
+        raise ValueError(f"{path} is a {label} belief file; no game here reads belief files of {label}")
     if deterministic is False:
         raise ValueError(f"{name!r}: a belief agent always takes the heuristic's choice; ':sample' does not apply")
-    if file_game == "arkham_decoders_club" and file_kind(meta) == "black_man_vote_value":
-        from club_envs.arkham_decoders.vote_value import BlackManAgent
+    if file_kind(meta) == "black_man_vote_value" and spec.has_hook("black_man_agent"):
+        return spec.hook("black_man_agent").from_file(path, name=name)
+    return spec.hook("belief_agent").from_file(path, name=name)
 
-        return BlackManAgent.from_file(path, name=name)
-    if file_game == "arkham_decoders_club":
-        from club_envs.arkham_decoders.belief_agent import BeliefAgent as ArkhamBeliefAgent
 
-        return ArkhamBeliefAgent.from_file(path, name=name)
-    from club_envs.members_only.belief_agent import BeliefAgent
-
-    return BeliefAgent.from_file(path, name=name)
+def _role_sides(game: Any) -> list:
+    """The sides (of ``game``, or of every game) whose policy file plays named roles."""
+    chosen = [spec_of(game)] if game is not None else specs()
+    return [side for spec in chosen for side in spec.sides if side.roles]
 
 
 def _file_roles(path: Path, game: Any = None) -> list[str] | None:

@@ -6,9 +6,11 @@ from club_envs.arkham_decoders.match import outcomes, play_match
 from club_envs.arkham_decoders.observer import Observer
 from club_envs.arkham_decoders.replay import replay
 from club_envs.arkham_decoders.rules import GAME_NAME as RECORD_NAME
+from club_envs.arkham_decoders.spec import SPEC
 from club_envs.arkham_decoders.rules import PLAYER_COUNTS, ROLES, Config
 
 __all__ = [
+    "SPEC",
     "AGENT_NAMES",
     "RECORD_NAME",
     "PLAYER_COUNTS",

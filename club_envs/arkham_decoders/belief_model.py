@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from club_envs.agents import belief_file
+import club_envs.agents.belief_file as belief_file
 from club_envs.agents.belief_file import BeliefFileError  # noqa: F401 -- where this game's loader errors come from
 from club_envs.arkham_decoders.bots import _belief, belief, expected_points
 from club_envs.arkham_decoders.engine import View

@@ -1,7 +1,7 @@
 """Arkham Decoders Club as a pure state machine (plain Python and numpy; no gymnasium, no pettingzoo).
 
 A :class:`State` is one game from setup to SAN scoring. Every rule of
-``shared/rules/arkham_decoders_club.md`` is one method named after it (``deal_setup``,
+docs/rules/arkham_decoders_club.md is one method named after it (``deal_setup``,
 ``reveal_chapter_card``, ``pass_turn``, ``refill_hand``, ``reshuffle``, ``cast_vote``,
 ``resolve_votes``, ``decode_cards``, ``fourth_card_peek``, ``end_game``, ``score_san``), with the
 ruling quoted where the rulebook is silent.
@@ -383,7 +383,7 @@ class State:
     def refill_hand(self, seat: int) -> bool:
         """Draw back up to the hand size H at once after revealing.
 
-        Ruling: the rulebook says "draw until you hold 2", written for 5-6 players; the engine
+        Ruling R2: the rulebook says "draw until you hold 2", written for 5-6 players; the engine
         refills to H (3 with 4 players). When the deck is empty the discard pile is reshuffled
         (:meth:`reshuffle`); returns False when that ended the game.
         """
@@ -417,9 +417,9 @@ class State:
         Each reshuffle turns one of the unowned grimoires (at random) face up: a known fake.
         The game ends instead (returns False) when this would be the **third** reshuffle (reason
         ``"reshuffle"``), or else when no new deck can be made because the discard pile is empty
-        (reason ``"no_deck"``). Ruling: the third reshuffle is not carried out (no ``reshuffle``
+        (reason ``"no_deck"``). Ruling R6: the third reshuffle is not carried out (no ``reshuffle``
         event), since no card is drawn from it; when both conditions hold the third-reshuffle
-        reason is recorded.
+        reason is recorded (ruling R7).
         """
         if self.reshuffles + 1 >= RESHUFFLES_TO_END:
             self.end_game("reshuffle")
@@ -479,7 +479,7 @@ class State:
     def resolve_votes(self) -> None:
         """Decoding: 2 agree decode all 3; 2 oppose discard all 3; 1-1 the leader picks one.
 
-        Ruling: after a 1-1 vote the leader chooses (the members' discussion is not modelled). A
+        Rulings R4, R5: after a 1-1 vote the leader chooses (the members' discussion is not modelled). A
         card of a face-up grimoire may not be chosen; if none of the 3 may be, none is decoded.
         """
         votes = (self.pending_votes[self.advisors[0]], self.pending_votes[self.advisors[1]])
@@ -651,7 +651,7 @@ class State:
         return cards
 
     def record(self, controllers: Sequence[str] | None = None) -> dict[str, Any]:
-        """The full game record (``shared/rules/records.md``)."""
+        """The full game record (docs/records.md)."""
         controllers = list(controllers) if controllers is not None else ["unknown"] * self.num_players
         record: dict[str, Any] = {
             "format": "club-envs-record",

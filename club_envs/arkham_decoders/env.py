@@ -18,7 +18,7 @@ A cooperative deduction game with a hidden traitor. The leader and the members s
 of four grimoires; the two advisors (secretly the Investigator and the Black Man) vote on which get
 decoded. Cards of the three fake grimoires bring +1 SAN, cards of the true grimoire (the Black
 Man's) cost their value. The team (leader, members, Investigator) wins when the table's SAN total
-is 1 or more at the end; otherwise the Black Man wins. Rules: `shared/rules/arkham_decoders_club.md`.
+is 1 or more at the end; otherwise the Black Man wins. Rules: docs/rules/arkham_decoders_club.md.
 
 ### Observation Space
 
@@ -92,7 +92,7 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer, global_size, global_state
 from club_envs.arkham_decoders.render import render_text
-from club_envs.games import SeatRendering
+from club_envs.rendering import SeatRendering
 from club_envs.arkham_decoders.rules import Config
 from club_envs.errors import IllegalActionError, check_choice
 
@@ -268,7 +268,7 @@ class raw_env(SeatRendering, AECEnv, EzPickle):
             self.infos[a] = {"result": dict(self.game.result)}
 
     def record(self) -> dict[str, Any]:
-        """The record of the current game (``shared/rules/records.md``)."""
+        """The record of the current game (docs/records.md)."""
         return self.game.record(self.controllers or ["env"] * self.config.num_players)
 
     def save_record(self, path: str | Path) -> Path:

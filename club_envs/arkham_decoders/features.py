@@ -54,10 +54,11 @@ from club_envs.arkham_decoders.bots import (
     true_book_probabilities,
 )
 from club_envs.arkham_decoders.engine import VOTE, View
-from club_envs.arkham_decoders.observer import MAX_SEATS
+from club_envs.arkham_decoders.observer import MAX_SEATS, Observer
 from club_envs.arkham_decoders.rules import (
     ADVISOR,
     BLACK_MAN,
+    Config,
     INVESTIGATOR,
     NUM_BOOKS,
     NUM_CARDS,
@@ -338,3 +339,8 @@ def _heuristic_action(view: View, legal: list[int], reading: _Reading) -> int:
 
 
 __all__ = ["HEURISTIC_SIZE", "LAYOUT", "heuristic_inputs", "public_true_book", "slices", "vote_outcome"]
+
+# The inputs as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hook);
+# the observation is the same size at every table (seats are padded to MAX_SEATS).
+HEURISTIC_INPUTS = {"obs_size": Observer(Config(num_players=5)).size, "extra": HEURISTIC_SIZE,
+                    "transform": heuristic_inputs}

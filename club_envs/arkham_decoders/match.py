@@ -12,7 +12,7 @@ from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.observer import Observer
 from club_envs.arkham_decoders.rules import Config
 from club_envs.errors import IllegalActionError
-from club_envs.games import SeatOutcome
+from club_envs.game_spec import SeatOutcome
 
 
 def agent_seeds(seed: int | None, num_players: int) -> list[int | None]:

@@ -4,7 +4,7 @@ or as a spectator does (``"public"``: public roles, face-up cards, votes; no han
 
 from __future__ import annotations
 
-from club_envs.games import PUBLIC_VIEW, table_view
+from club_envs.rendering import PUBLIC_VIEW, table_view
 from club_envs.arkham_decoders.engine import CHOOSE, END, PROPOSAL, VOTE, State, View
 from club_envs.arkham_decoders.rules import ADVISOR, BOOKS, card_name
 

@@ -1,6 +1,6 @@
 """Arkham Decoders Club: the components, the per-player-count tables, and the play options.
 
-Everything here is a static fact of the rulebook (``shared/rules/arkham_decoders_club.md``); the
+Everything here is a static fact of the rulebook (docs/rules/arkham_decoders_club.md); the
 dynamic game lives in :mod:`club_envs.arkham_decoders.engine`.
 
 Cards are integers 0..23: ``card = book * 6 + value_index`` where ``book`` indexes :data:`BOOKS`

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from club_envs.agents import belief_file
+import club_envs.agents.belief_file as belief_file
 from club_envs.agents.base import Decision
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.bots import leader_has_peeked

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from club_envs.agents import belief_file
+import club_envs.agents.belief_file as belief_file
 from club_envs.agents.belief_file import BeliefFileError  # noqa: F401 -- where this game's loader errors come from
 from club_envs.members_only import beliefs
 from club_envs.members_only.observer import SIZE as OBS_SIZE

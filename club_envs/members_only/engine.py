@@ -1,7 +1,7 @@
 """The Members Only game engine: state, legal actions, transitions, settlement, scoring, record.
 
 Plain Python (no gymnasium or PettingZoo): the environments, the bots and the record replayer all
-drive this one :class:`State`. Each rule of ``shared/rules/members_only.md`` is one function below,
+drive this one :class:`State`. Each rule of docs/rules/members_only.md is one function below,
 named after it, with the ruling quoted where the rulebook is silent.
 
 A heat runs: heat start (refill, deal, face-up cards), the first round (one bet decision per
@@ -128,7 +128,7 @@ def check_deal(hands: Sequence[Sequence[int]], face_up: Sequence[int], out_of_pl
 
 
 def first_start_player(rng: np.random.Generator, config: Config) -> int:
-    """Start player of heat 1. **Ruling**: seat 0, unless the ``random_start_player`` option."""
+    """Start player of heat 1. **Ruling R2**: seat 0, unless the ``random_start_player`` option."""
     return int(rng.integers(config.num_players)) if config.random_start_player else 0
 
 
@@ -213,7 +213,7 @@ def final_score(track: Sequence[int]) -> int:
 
 
 def winners_of(scores: Sequence[float]) -> list[int]:
-    """Highest score wins. **Ruling**: equal scores share the win."""
+    """Highest score wins. **Ruling R5**: equal scores share the win."""
     best = max(scores)
     return [seat for seat, s in enumerate(scores) if s == best]
 
@@ -340,7 +340,7 @@ class State:
             self.turn = 0
             if self.round == self._rounds_per_heat:
                 self.phase = DISCARD
-                # Ruling: players choose their discard in seat order; nobody sees another's choice.
+                # Ruling R4: players choose their discard in seat order; nobody sees another's choice.
                 self.current_player = 0
                 return
             self.round += 1
@@ -383,7 +383,7 @@ class State:
         if game_is_over(self.tracks):
             self._end_game("tracks")
         elif self.heat >= self.config.max_heats:
-            # Ruling (safety net): truncation, scored like a finished game in the record.
+            # Ruling R6 (safety net): truncation, scored like a finished game in the record.
             self._end_game("max_heats")
             self.is_truncated = True
             self.is_terminal = False
@@ -412,7 +412,7 @@ class State:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """The record events so far, in order (``shared/rules/records.md``). Read-only."""
+        """The record events so far, in order (docs/records.md). Read-only."""
         log = self._log
         for i in range(self._materialised, len(log)):
             entry = log[i]
@@ -552,7 +552,7 @@ class State:
 
     def _bet(self, seat: int, action: int) -> None:
         """A turn **may** place one chip on an empty space. In the first round of a heat the chip
-        goes on the player's risk marker and no cards are revealed. **Ruling**: the risk marker
+        goes on the player's risk marker and no cards are revealed. **Ruling R3**: the risk marker
         can only be used in the first round."""
         first_round = self.round == 1
         if action == A.NO_BET:
@@ -645,7 +645,7 @@ class State:
         return other
 
     def record(self, controllers: Sequence[str] | None = None, agents: Sequence[str] | None = None) -> dict[str, Any]:
-        """The game record (``shared/rules/records.md``) of everything so far."""
+        """The game record (docs/records.md) of everything so far."""
         n = self.num_players
         controllers = list(controllers) if controllers is not None else ["unknown"] * n
         agents = list(agents) if agents is not None else [f"player_{i}" for i in range(n)]

@@ -15,7 +15,7 @@
 
 Reiner Knizia's betting game: each heat the players bet chips on how many uncancelled cards of
 each of five categories will reach the public display, while revealing cards from their hands
-that push the counts. Rules: ``shared/rules/members_only.md`` (docs/games/members_only.md).
+that push the counts. Rules: docs/rules/members_only.md (and docs/games/members_only.md).
 
 ### Observation Space
 
@@ -85,7 +85,7 @@ from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import GLOBAL_SIZE, SIZE, Observer, global_state
 from club_envs.members_only.render import render_text
-from club_envs.games import SeatRendering
+from club_envs.rendering import SeatRendering
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 
 REWARD_MODES = ("win", "score")
@@ -294,7 +294,7 @@ class raw_env(SeatRendering, AECEnv, EzPickle):
     # ------------------------------------------------------------------ records
 
     def record(self) -> dict[str, Any]:
-        """The record of the current game (``shared/rules/records.md``)."""
+        """The record of the current game (docs/records.md)."""
         controllers = self.controllers or ["env"] * self.num_players
         return self.game.record(controllers=controllers, agents=self.possible_agents)
 

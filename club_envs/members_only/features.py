@@ -30,6 +30,7 @@ from club_envs.members_only import beliefs
 from club_envs.members_only import heuristic_round
 from club_envs.members_only.bots import HeuristicAgent
 from club_envs.members_only.engine import View
+from club_envs.members_only.observer import SIZE
 from club_envs.members_only.rules import NUM_CARD_TYPES
 
 _SCALE = 5.0  # the largest printed reward: gains and worths are shown in units of it
@@ -80,3 +81,9 @@ def prepare_heuristic_inputs(views: Sequence[View], masks: np.ndarray) -> None:
 
 
 HEURISTIC_PREPARE_KEY = heuristic_round.key(_BOT.chip_cost, _BOT.rival_weight)
+
+# The two sets as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hooks).
+BELIEF_INPUTS = {"obs_size": SIZE, "extra": BELIEF_SIZE, "transform": belief_inputs, "batch": belief_inputs_batch}
+HEURISTIC_INPUTS = {"obs_size": SIZE, "extra": HEURISTIC_SIZE, "transform": heuristic_inputs,
+                    "batch": heuristic_inputs_batch, "prepare_key": HEURISTIC_PREPARE_KEY,
+                    "prepare": prepare_heuristic_inputs}

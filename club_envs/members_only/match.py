@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from club_envs.agents.base import Agent, Decision, as_agent
-from club_envs.games import SeatOutcome
+from club_envs.game_spec import SeatOutcome
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import Observer
 from club_envs.members_only.rules import Config

@@ -6,7 +6,7 @@ shows only what every seat knows: the display, the chips, the tracks, the hand s
 
 from __future__ import annotations
 
-from club_envs.games import PUBLIC_VIEW, table_view
+from club_envs.rendering import PUBLIC_VIEW, table_view
 from club_envs.members_only.engine import PHASES, State, View, category_count, waiting_no_cards
 from club_envs.members_only.rules import (
     CATEGORIES,

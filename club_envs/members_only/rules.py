@@ -1,6 +1,6 @@
 """Members Only: the components, the per-player-count tables, and the play options.
 
-Everything here is a static fact of the rulebook (``shared/rules/members_only.md``); the dynamic
+Everything here is a static fact of the rulebook (docs/rules/members_only.md); the dynamic
 game lives in :mod:`club_envs.members_only.engine`.
 
 Cards are integers 0..9 naming a card *type*: ``category`` (0..4) for a normal card and

@@ -36,8 +36,9 @@ measured (docs/search.md), so the defaults are :data:`DEFAULT_BELIEFS` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,7 @@ DEFAULT_PAIRED_WORLDS = 16
 DEFAULT_ROLLOUT = "light"
 DEFAULT_ANCHOR = 2.0  # paired play-outs: standard errors another bet must lead the favourite by
 DEFAULT_BELIEFS = "members_only_belief"  # the learned belief that weights worlds unless beliefs= says otherwise
+SHIPPED_BELIEFS = ("members_only_belief",)  # the shipped agents that hold a learned belief model
 DEFAULT_ESTIMATES = "members_only_belief"  # the learned belief that ranks candidates unless estimates= says otherwise
 CHIP_WORTH = (0.5, 1.0)  # what a single and the double chip in hand are worth (the heuristic's chip cost)
 TEMPERATURE = 3.0  # track-value points: a lead of 3 makes a seat e times likelier to win
@@ -126,13 +128,14 @@ def learned_weight_for(model: BeliefModel, config: Config):
     return weight_for
 
 
-def belief_model(name: str, game, config: Config) -> BeliefModel:
+def belief_model(name: str, game, config: Config, load: Callable[..., Any], shipped: Collection[str]) -> BeliefModel:
     """The learned belief named ``name``: a shipped Members Only belief agent (``members_only_belief``)
-    or a belief file (``*.npz``, or a folder holding ``belief.npz``); ``ValueError`` otherwise."""
-    from club_envs.agents.registry import SHIPPED, load, shipped_names
+    or a belief file (``*.npz``, or a folder holding ``belief.npz``); ``ValueError`` otherwise.
+    ``load`` turns a name into an agent (:func:`club_envs.agents.registry.load`); ``shipped`` names
+    the installed shipped agents."""
     from club_envs.members_only.belief_agent import BeliefAgent
 
-    names = [n for n in shipped_names() if SHIPPED[n][0] == "members_only" and SHIPPED[n][1]["*"].endswith(".npz")]
+    names = [n for n in SHIPPED_BELIEFS if n in shipped]
     known = " or ".join([*names, "a belief file (*.npz)"])
     detail = ""
     try:

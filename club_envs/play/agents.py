@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from club_envs.agents import registry
+import club_envs.agents.registry as registry
 from club_envs.agents.base import Agent
 from club_envs.agents.lineup import Lineup, make_agent
 

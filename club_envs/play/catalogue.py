@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from club_envs.agents import registry
+import club_envs.agents.registry as registry
 from club_envs.agents.base import Agent, as_agent
 from club_envs.play.agents import agent_choices
 

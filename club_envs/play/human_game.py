@@ -17,7 +17,6 @@ than their seat may know. The record names the person's seat (``controller == "h
 
 from __future__ import annotations
 
-import importlib
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -32,7 +31,7 @@ import numpy as np
 from club_envs import records
 from club_envs.agents.base import Agent, Decision
 from club_envs.errors import IllegalActionError
-from club_envs.games import load_game
+from club_envs.games import load_game, spec_of
 from club_envs.play.agents import parse_opponents, public_agent_labels, resolve_agent
 from club_envs.play.presenters import Presenter, presenter_for
 
@@ -312,7 +311,7 @@ class HumanGame:
 
     def _observe(self, view: Any) -> np.ndarray:
         if self._observer is None:
-            self._observer = importlib.import_module(f"{self.game.__name__}.observer").Observer(self.config)
+            self._observer = spec_of(self.game).hook("observer")(self.config)
         return self._observer.observe(view)
 
     def _mask(self, legal: Sequence[int]) -> np.ndarray:
@@ -360,15 +359,15 @@ class HumanGame:
 
 
 def _engine(game: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{game.__name__}.engine")
+    return spec_of(game).hook("engine")
 
 
 def _actions(game: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{game.__name__}.actions")
+    return spec_of(game).hook("actions")
 
 
 def _render(game: ModuleType) -> ModuleType:
-    return importlib.import_module(f"{game.__name__}.render")
+    return spec_of(game).hook("render")
 
 
 def _role_of(state: Any, seat: int) -> str | None:

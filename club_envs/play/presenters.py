@@ -14,14 +14,11 @@ __all__ = ["Presenter", "plural", "presenter_for"]
 
 
 def presenter_for(record_name: str) -> type[Presenter]:
-    """The presenter class of a game, by its record name."""
-    if record_name == "members_only":
-        from club_envs.play.members_only import MembersOnlyPresenter
+    """The presenter class of a game, by any of its names (its spec's ``presenter`` hook)."""
+    from club_envs.games import get_spec
 
-        return MembersOnlyPresenter
-    if record_name == "arkham_decoders_club":
-        from club_envs.play.arkham_decoders import ArkhamPresenter
-
-        return ArkhamPresenter
-    raise ValueError(f"no presenter for game {record_name!r}")
+    spec = get_spec(record_name)
+    if not spec.has_hook("presenter"):
+        raise ValueError(f"no presenter for game {record_name!r}")
+    return spec.hook("presenter")
 

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable, Collection
 from types import ModuleType
 from typing import Any
 
+from club_envs.games import spec_of
 from club_envs.search.ismcts import ISMCTSAgent, parse_options
 
 NAME = "ismcts"
 
 
-def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | None = None) -> ISMCTSAgent:
+def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | None = None, *,
+                load: Callable[..., Any], shipped: Collection[str] = ()) -> ISMCTSAgent:
     """An ISMCTS agent for ``game`` from the option text after ``ismcts:`` (see
-    :class:`~club_envs.search.ismcts.ISMCTSOptions`); ``ValueError`` names a bad option."""
-    from club_envs.agents.registry import load
+    :class:`~club_envs.search.ismcts.ISMCTSOptions`); ``ValueError`` names a bad option. ``load`` turns
+    an agent name into an agent (:func:`club_envs.agents.registry.load`) for a named rollout policy;
+    ``shipped`` names the installed shipped agents (a game's default learned belief is used if there)."""
 
     opts = parse_options(options)
-    hooks = importlib.import_module(game.__name__ + ".search")
-    beliefs = opts.beliefs or _default(hooks, "DEFAULT_BELIEFS")
-    estimates_name = opts.estimates or _default(hooks, "DEFAULT_ESTIMATES")
-    estimates = _learned(hooks, "estimates", estimates_name, game, config)
+    hooks = spec_of(game).hook("search")
+    beliefs = opts.beliefs or _default(hooks, "DEFAULT_BELIEFS", shipped)
+    estimates_name = opts.estimates or _default(hooks, "DEFAULT_ESTIMATES", shipped)
+    estimates = _learned(hooks, "estimates", estimates_name, game, config, load, shipped)
     extra = {"estimates": estimates} if estimates is not None else {}
     search_game = hooks.search_game(config, width=opts.width, cards=opts.cards, paired=opts.paired, **extra)
     rollout_name = opts.rollout or hooks.DEFAULT_ROLLOUT
@@ -42,23 +45,22 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
     elif beliefs == "uniform":
         weight_for = lambda view: None  # noqa: E731
     elif beliefs is not None:
-        model = _learned(hooks, "beliefs", beliefs, game, config)
+        model = _learned(hooks, "beliefs", beliefs, game, config, load, shipped)
         weight_for = hooks.learned_weight_for(model, config)
     else:
         weight_for = search_game.default_weight
     return ISMCTSAgent(search_game, rollout, opts, weight_for=weight_for, seed=seed)
 
 
-def _default(hooks: ModuleType, attribute: str) -> str | None:
+def _default(hooks: ModuleType, attribute: str, shipped: Collection[str]) -> str | None:
     """A game's default learned belief for the search (e.g. ``DEFAULT_BELIEFS``), when it names one
     and that shipped agent is installed; ``None`` keeps the search's own default."""
-    from club_envs.agents.registry import shipped_names
-
     name = getattr(hooks, attribute, None)
-    return name if name is not None and name in shipped_names() else None
+    return name if name is not None and name in shipped else None
 
 
-def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType, config: Any) -> Any:
+def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType, config: Any,
+             load: Callable[..., Any], shipped: Collection[str]) -> Any:
     """The learned belief model ``name`` for option ``option`` (``None`` for none or ``heuristic``);
     ``ValueError`` names the allowed values when the game has no such model or ``name`` is not one."""
     if name is None or (name == "heuristic" and option == "estimates"):
@@ -69,7 +71,7 @@ def _learned(hooks: ModuleType, option: str, name: str | None, game: ModuleType,
         raise ValueError(f"ismcts {option}={name!r}: {game.RECORD_NAME} has no learned belief for the search; "
                          f"allowed: {allowed}")
     try:
-        return find(name, game, config)
+        return find(name, game, config, load, shipped)
     except ValueError as exc:
         allowed = "uniform, heuristic" if option == "beliefs" else "heuristic"
         raise ValueError(f"ismcts {option}={exc}; allowed: {allowed} or a belief model") from None

@@ -18,13 +18,13 @@ from typing import Any
 
 import jsonschema
 
-from club_envs.games import canonical_name, load_game
+from club_envs.games import canonical_name, load_game, specs
 from club_envs.play.human_game import SEED_BITS
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 CODE = r"^[A-Za-z0-9][A-Za-z0-9_-]{2,39}$"
 ORDERS = ("latin_square", "as_listed")
-GAME_NAMES = ("members_only", "arkham_decoders", "arkham_decoders_club")
+GAME_NAMES = tuple(dict.fromkeys(n for s in specs() for n in (s.name, s.record_name)))  # canonical and record names
 ROLE_NAMES = ("leader", "member", "investigator", "black_man", "random")
 
 _CONDITION = {

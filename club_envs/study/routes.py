@@ -18,7 +18,7 @@ from club_envs import store as db
 from club_envs.web.auth import browser_id, ensure_browser
 from club_envs.web.errors import ApiError
 from club_envs.web.pages import page
-from club_envs.web.play import TITLES
+from club_envs.games import get_spec
 from club_envs.web.state import Server, ServerDep
 
 def add_routes(app: FastAPI) -> None:
@@ -45,7 +45,7 @@ def study_context(server: Server, code: str) -> dict[str, Any]:
     slots = []
     for slot in server.study.schedule(position):
         g = mine.get(slot.number)
-        slots.append({"number": slot.number + 1, "title": TITLES[slot.condition.game],
+        slots.append({"number": slot.number + 1, "title": get_spec(slot.condition.game).title,
                       "players": slot.condition.players,
                       "status": g.status if g else "to play", "id": g.id if g else None})
     done = sum(s["status"] in (db.FINISHED, db.ABANDONED) for s in slots)

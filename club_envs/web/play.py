@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 from club_envs import store as db
-from club_envs.games import load_game
+from club_envs.games import load_game, spec_of, specs
 from club_envs.play.human_game import Frame, HumanGame
 from club_envs.web.auth import ensure_browser
 from club_envs.web.errors import ApiError
@@ -26,13 +26,18 @@ from club_envs.web.pages import page
 from club_envs.web.state import Server, ServerDep
 from club_envs.web.tables import table_context
 
-GAMES = (
-    {"key": "members_only", "name": "Members Only", "players": (3, 4, 5), "default_players": 4,
-     "roles": ()},
-    {"key": "arkham_decoders_club", "name": "Arkham Decoders Club", "players": (4, 5, 6), "default_players": 5,
-     "roles": ("leader", "member", "investigator", "black_man")},
-)
-TITLES = {g["key"]: g["name"] for g in GAMES}
+
+
+def playable_games() -> list[dict[str, Any]]:
+    """The games a person can start here (those whose spec gives a presenter and a page table), as
+    the start page's forms read them."""
+    return [{"key": s.record_name, "name": s.title, "players": s.player_counts, "default_players": s.default_players,
+             "roles": s.roles} for s in specs() if s.has_hook("presenter") and s.has_hook("web_table")]
+
+
+def titles() -> dict[str, str]:
+    """Record name -> display title of every playable game."""
+    return {g["key"]: g["name"] for g in playable_games()}
 
 def add_routes(app: FastAPI) -> None:
     """The start page, the table page and the table's JSON API."""
@@ -73,9 +78,10 @@ def index_page(server: Server, request: Request, error: str | None = None, statu
     fresh = ensure_browser(request)
     me = server.auth.principal(request)
     mine = [r for r in server.store.games(owner=me, status=db.PLAYING)] if me else []
-    agents = {g["key"]: server.catalogue.choices(load_game(g["key"])) for g in GAMES}
-    return page(server, request, "index.html", {"games": GAMES, "agents": agents, "mine": mine, "error": error,
-                                                "titles": TITLES}, status if error else 200, new_browser=fresh)
+    games = playable_games()
+    agents = {g["key"]: server.catalogue.choices(load_game(g["key"])) for g in games}
+    return page(server, request, "index.html", {"games": games, "agents": agents, "mine": mine, "error": error,
+                                                "titles": titles()}, status if error else 200, new_browser=fresh)
 
 
 def new_game(
@@ -95,8 +101,8 @@ def new_game(
         raise ApiError(403, "this server runs a study: its games are dealt at /study")
     opponents = opponents_custom.strip() or opponent
     try:
-        if game not in TITLES:
-            raise ValueError(f"unknown game {game[:40]!r}; expected one of {', '.join(TITLES)}")
+        if game not in titles():
+            raise ValueError(f"unknown game {game[:40]!r}; expected one of {', '.join(titles())}")
         where = {"role": role} if role else {"seat": None if seat in ("", "random") else _int(seat, "seat")}
         entry = server.games.start(server.auth.principal(request), game, players, where.get("seat"),
                                    where.get("role"), opponents, _int(seed, "seed") if seed.strip() else None,
@@ -121,7 +127,7 @@ def game_page(request: Request, game_id: str, server: ServerDep, delay: int | No
         server, request, "game.html",
         {"g": g, "state": state, "log": log, "delay": frame_delay,
          "rules": g.presenter.help_text.split("\n\nMoves:")[0].replace("\n", " "),
-         "title": TITLES[g.game.RECORD_NAME]},
+         "title": spec_of(g.game).title},
     )
 
 

@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from club_envs import records as record_io
 from club_envs import store as db
+from club_envs.games import get_spec
 from club_envs.report import summarise, write_chart
 from club_envs.web.errors import ApiError
 from club_envs.web.pages import page
@@ -92,7 +93,7 @@ def game_row(row: db.StoredGame, show_agents: bool) -> dict[str, Any]:
         if result is not None:
             winners = result.get("winners", [])
             if human in winners:
-                outcome = "won" if len(winners) == 1 or record["game"] != "members_only" else "shared win"
+                outcome = "won" if len(winners) == 1 or not get_spec(record["game"]).shared_wins else "shared win"
             else:
                 outcome = "lost"
             scores = result.get("scores")

@@ -14,9 +14,10 @@ from club_envs.play.presenter_base import Presenter
 
 
 def table_context(record_name: str, view: Any, presenter: Presenter, legal: Collection[int]) -> dict[str, Any]:
-    if record_name == "members_only":
-        return members_only_table(view, presenter, legal)
-    return arkham_table(view, presenter, legal)
+    """The page's table for the game called ``record_name`` (its spec's ``web_table`` hook)."""
+    from club_envs.games import get_spec
+
+    return get_spec(record_name).hook("web_table")(view, presenter, legal)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""One test (or more) per rule and ruling of shared/rules/arkham_decoders_club.md, from hand-set deals."""
+"""One test (or more) per rule and ruling of docs/rules/arkham_decoders_club.md, from hand-set deals."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from club_envs.arkham_decoders.engine import CHOOSE, END, PROPOSAL, VOTE, State
 from club_envs.arkham_decoders.rules import BOOKS, Config, card_name
 from club_envs.errors import ConfigError, IllegalActionError
 
-from .helpers import ROLES_4, ROLES_5, c, events_of, make_state, play_round, reveal, vote
+from .helpers import ROLES_4, ROLES_5, c, events_of, make_state, play_round, reveal, reveal_any, vote
 
 # ----------------------------------------------------------------------------- setup
 
@@ -297,6 +297,21 @@ def test_game_ends_when_no_new_deck_can_be_made():
     assert state.events[-1]["reason"] == "no_deck"
     assert events_of(state, "reshuffle") == []
     assert rounds == 7  # 18 cards in the deck: 6 full rounds, the 7th draw finds nothing
+
+
+def test_third_reshuffle_with_an_empty_discard_pile_ends_with_reason_reshuffle():
+    """Ruling R7: both ends apply at once; the third reshuffle is the recorded reason."""
+    state = make_state()
+    while not state.is_terminal:
+        while state.phase == PROPOSAL and not state.is_terminal:
+            reveal_any(state)
+        if not state.is_terminal:
+            # Opposes feed the discard pile until the second reshuffle; from then on everything
+            # is decoded, so the pile stays empty until the deck runs out for the third time.
+            vote(state, *(["agree"] * 2 if state.reshuffles == 2 else ["oppose"] * 2))
+    assert state.discard == [] and state.deck == []
+    assert len(events_of(state, "reshuffle")) == 2
+    assert state.events[-1]["type"] == "game_end" and state.events[-1]["reason"] == "reshuffle"
 
 
 # ------------------------------------------------------------------------- scoring

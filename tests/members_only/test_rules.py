@@ -1,4 +1,4 @@
-"""Every rule and ruling of shared/rules/members_only.md, from hand-set positions."""
+"""Every rule and ruling of docs/rules/members_only.md, from hand-set positions."""
 
 from __future__ import annotations
 
@@ -136,6 +136,21 @@ def test_reward_table_is_a_configuration_value():
     settle_heat(board, [0, 0, 1, 0, 0], config.rewards, tracks, chips)
     assert tracks[0][TEACUP] == 9
     assert config.to_record()["rewards"]["<=1"] == 9
+
+
+def test_default_rewards_are_the_printed_board():
+    """Ruling R1: the rulebook's text fixes only two rewards; the default is the printed board."""
+    printed = {"<=1": 5, "<=2": 3, "<=3": 2, "<=4": 1, ">=5": 1, ">=6": 2, ">=7": 3, ">=8": 5}
+    assert Config().to_record()["rewards"] == printed
+    for category in range(5):  # the same board in every category
+        for space, reward in printed.items():
+            counts = [0] * 5
+            counts[category] = int(space[2:])  # exactly k cards: correct for "k or less" and "k or more"
+            board = [None] * 40
+            board[spot(category, space)] = (0, SINGLE, False)
+            tracks, chips = [(0,) * 5], [(3, 1)]
+            settled = settle_heat(board, counts, Config().rewards, tracks, chips)
+            assert settled[0]["correct"] and settled[0]["points"] == reward, (category, space)
 
 
 # ----------------------------------------------------------------------------- NO! cards
@@ -384,6 +399,17 @@ def test_max_heats_ends_the_game_as_a_truncation():
     assert state.is_truncated and not state.is_terminal
     assert state.result["reason"] == "max_heats"
     assert state.result["winners"] == [0, 1, 2, 3]
+
+
+def test_forfeit_ends_the_game_naming_the_offender_and_every_other_seat_wins():
+    """Ruling R7: an illegal action ends the game; the offender is named and the others share the win."""
+    state = State(Config(num_players=4), seed=0)
+    state.forfeit(2)
+    assert state.is_over
+    assert state.result["reason"] == "illegal_action" and state.result["offender"] == 2
+    assert state.result["winners"] == [0, 1, 3]
+    end = state.events[-1]
+    assert end["type"] == "game_end" and end["offender"] == 2 and end["winners"] == [0, 1, 3]
 
 
 # ----------------------------------------------------------------------------- options

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from club_envs.agents.registry import load
+from club_envs.agents.registry import load, shipped_names
 from club_envs.games import load_game
 from club_envs.members_only import beliefs
 from club_envs.members_only.belief_model import NUM_OFFSETS
@@ -34,7 +34,7 @@ def _position(seed: int, steps: int) -> State:
 
 @pytest.fixture(scope="module")
 def weight_for():
-    return learned_weight_for(belief_model("members_only_belief", MO, CONFIG), CONFIG)
+    return learned_weight_for(belief_model("members_only_belief", MO, CONFIG, load, shipped_names()), CONFIG)
 
 
 @pytest.mark.parametrize("seed, steps, seat", [(1, 0, 0), (2, 9, 1), (3, 25, 2), (4, 70, 3), (5, 140, 0)])

@@ -1,0 +1,42 @@
+"""Arkham Decoders Club as the rest of club-envs sees it (see :mod:`club_envs.game_spec`)."""
+
+from club_envs.arkham_decoders.bots import AGENT_NAMES
+from club_envs.arkham_decoders.rules import BLACK_MAN, GAME_NAME, INVESTIGATOR, LEADER, MEMBER, PLAYER_COUNTS, ROLES
+from club_envs.game_spec import GameSpec, Side
+
+SPEC = GameSpec(
+    name="arkham_decoders",
+    record_name=GAME_NAME,
+    title="Arkham Decoders Club",
+    package="club_envs.arkham_decoders",
+    player_counts=PLAYER_COUNTS,
+    default_players=5,
+    roles=ROLES,
+    # The team's roles share one policy (its role is in the observation); the Black Man has his own.
+    sides=(Side("team", roles=(LEADER, MEMBER, INVESTIGATOR), opponents="black_man", policy_file="team.pt"),
+           Side("black_man", roles=(BLACK_MAN,), opponents="team", policy_file="black_man.pt")),
+    bots=AGENT_NAMES,
+    gym_id="club_envs/ArkhamDecoders-v0",
+    aec_id="club_envs/arkham_decoders-v0",
+    shared_wins=False,  # a side wins or loses together
+    aliases=("arkham",),
+    hooks={
+        "config": ".rules:Config",
+        "make_agent": ".bots:make_agent",
+        "play_match": ".match:play_match",
+        "replay": ".replay:replay",
+        "outcomes": ".match:outcomes",
+        "engine": ".engine",
+        "observer": ".observer:Observer",
+        "actions": ".actions",
+        "render": ".render",
+        "gym_env": ".gym_env:ArkhamDecodersGymEnv",
+        "aec_env": ".env:env",
+        "search": ".search",
+        "belief_agent": ".belief_agent:BeliefAgent",
+        "black_man_agent": ".vote_value:BlackManAgent",
+        "features:arkham_heuristic": ".features:HEURISTIC_INPUTS",
+        "presenter": "club_envs.play.arkham_decoders:ArkhamPresenter",
+        "web_table": "club_envs.web.tables:arkham_table",
+    },
+)

@@ -6,7 +6,7 @@ import numpy as np
 
 from club_envs.agents.base import Decision, RandomAgent
 from club_envs.members_only import actions as A
-from club_envs.members_only import beliefs
+from club_envs.members_only import beliefs, heuristic_round, heuristic_sampled
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View, chip_multiplier
 from club_envs.members_only.heuristic_values import final_counts, known_position, track_value
 from club_envs.members_only.rules import (
@@ -105,12 +105,17 @@ class HeuristicAgent:
 
     @staticmethod
     def act_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> list[int]:
-        """The choices of bots with one :attr:`batch_key`, evaluated together by
-        :mod:`club_envs.members_only.heuristic_batch` (the same arithmetic and the same draws as
-        :meth:`act`, tested against it)."""
-        from club_envs.members_only import heuristic_batch  # it builds on this module
-
-        return heuristic_batch.act_batch(agents, decisions)
+        """The choices of bots with one :attr:`batch_key`, evaluated together (the same arithmetic
+        and the same draws as :meth:`act`, tested against it): sampled bots by
+        :mod:`club_envs.members_only.heuristic_sampled`, exact ones by
+        :mod:`club_envs.members_only.heuristic_batch`, through the round's shared evaluation
+        (:mod:`club_envs.members_only.heuristic_round`)."""
+        bot = agents[0]
+        if bot.samples is not None:
+            return heuristic_sampled.act_batch(agents, decisions)
+        masks = np.stack([d.action_mask for d in decisions])
+        evaluation = heuristic_round.evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
+        return [int(a) for a in evaluation.choice]
 
     @property
     def prepare_key(self) -> tuple | None:
@@ -118,14 +123,10 @@ class HeuristicAgent:
         (policies reading ``members_only_heuristic`` inputs): :mod:`club_envs.members_only.heuristic_round`."""
         if self.samples is not None:
             return None
-        from club_envs.members_only import heuristic_round
-
         return heuristic_round.key(self.chip_cost, self.rival_weight)
 
     @staticmethod
     def prepare_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> None:
-        from club_envs.members_only import heuristic_round
-
         heuristic_round.prepare_decisions(decisions, agents[0].chip_cost, agents[0].rival_weight)
 
     def bet_values(self, view: View) -> np.ndarray:

@@ -151,17 +151,3 @@ def card_values(views: Sequence[View], offsets: np.ndarray, shown: np.ndarray, c
     for i in np.flatnonzero(ends[1:] > ends[:-1]):
         worth[i] = np.where(held[i], value[ends[i]:ends[i + 1]].sum(axis=0), np.nan)
     return worth
-
-
-def act_batch(agents: Sequence, decisions: Sequence) -> list[int]:
-    """The choices of heuristic bots with the same settings, one per decision (exact or sampled)."""
-    bot = agents[0]
-    if bot.samples is not None:
-        from club_envs.members_only import heuristic_sampled  # it builds on this module
-
-        return heuristic_sampled.act_batch(agents, decisions)
-    from club_envs.members_only import heuristic_round  # it builds on this module
-
-    masks = np.stack([d.action_mask for d in decisions])
-    evaluation = heuristic_round.evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
-    return [int(a) for a in evaluation.choice]

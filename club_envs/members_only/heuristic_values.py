@@ -6,8 +6,9 @@ The bot itself (:mod:`club_envs.members_only.bots`), its batched evaluation
 (:mod:`club_envs.members_only.heuristic_sampled`) must agree number for number, so what they
 compute alike lives here once: what a track position is worth, the final category counts of a
 deal, what a seat knows of the deal, the expected gain of every bet and the bot's choice among
-them, and the worth of every chip on the board. It imports only the rules, so each of those
-modules imports it rather than one another.
+them, and the worth of every chip on the board. It imports only the rules and the engine; each of
+those modules takes its arithmetic from here, and only the bot imports the batched forms (to hand
+them its batches), so none of them imports another for a shared piece.
 """
 
 from __future__ import annotations

@@ -54,6 +54,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
     state = json.loads((run_dir / "state.json").read_text())
     config_name = run_dir.name.rsplit("-", 2)[0]
     command = command or f"club-envs train configs/{config_name}.yaml"
+    evaluated, exploited = _read_all(evaluations), _read_all(exploit)
     curve = None
     if (run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
         curve = plot_curve(run_dir, SHIPPED_DIR / f"{name}_curve.png", title=name).name
@@ -65,8 +66,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
         "policy_steps": meta["steps"], "run_steps": state["steps"],
         "training_seconds": summary.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
-        "time_split": summary.get("time_split"), "evaluations": _read_all(evaluations), "exploit": _read_all(exploit),
-        "notes": notes,
+        "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
     }
     _write_card(SHIPPED_DIR, name, card)
     return [SHIPPED_DIR / f"{name}.pt"]

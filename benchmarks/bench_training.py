@@ -2,7 +2,7 @@
 
     python benchmarks/bench_training.py [--rollouts 3] [--modes batched workers dummy]
 
-Runs ``python -m club_envs.training.throughput --suite``: the default config,
+Runs ``club-envs bench --suite``: the default config,
 its pure self-play variant, ``members_only_selfplay`` and Arkham, each measured next to the same
 learner on a trivial environment of the same sizes (the ceiling) in the same run, so the ratio is
 meaningful on a loaded machine; by default in two modes, all games in the training process
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import sys
 
-from club_envs.training.throughput import main
+from club_envs.cli import main
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    raise SystemExit(main(["--suite", *(args or ["--modes", "batched", "workers"])]))
+    raise SystemExit(main(["bench", "--suite", *(args or ["--modes", "batched", "workers"])]))

@@ -1,8 +1,10 @@
-"""``python -m training.belief``: Members Only belief iteration from a YAML config, or --resume a run
-folder; see :mod:`club_envs.training.belief`.
+"""``python -m training.belief``: ``club-envs train``, Members Only belief iteration from a YAML config
+(``--config CONFIG``), or ``--resume`` a run folder; the config's ``recipe`` picks the trainer.
 """
 
-from club_envs.training.belief import main
+import sys
+
+from club_envs.cli import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(["train", *sys.argv[1:]]))

@@ -1,8 +1,10 @@
-"""``python -m training.curves``: the learning curve of a run folder as a PNG;
-see :mod:`club_envs.training.curves`.
+"""``python -m training.curves``: ``club-envs curves``, the learning curve of a run folder as a PNG;
+see :mod:`club_envs.cli.curves`.
 """
 
-from club_envs.training.curves import main
+import sys
+
+from club_envs.cli import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(["curves", *sys.argv[1:]]))

@@ -6,31 +6,22 @@ import numpy as np
 
 from club_envs.agents.base import Decision, RandomAgent
 from club_envs.members_only import actions as A
-from club_envs.members_only import beliefs
+from club_envs.members_only import beliefs, heuristic_round, heuristic_sampled
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View, chip_multiplier
+from club_envs.members_only.heuristic_values import final_counts, known_position, track_value
 from club_envs.members_only.rules import (
-    COPIES_PER_TYPE,
     NUM_CARD_TYPES,
     NUM_CATEGORIES,
     NUM_SPACES,
     SPACE_IS_AT_MOST,
     SPACE_THRESHOLD,
     TRACK_MAX,
-    TRACK_SCORING_MIN,
     Config,
 )
 
 AGENT_NAMES = ("random", "heuristic", "heuristic_sampled", "heuristic_bold")
 _THRESHOLDS = np.array(SPACE_THRESHOLD)
 _AT_MOST = np.array(SPACE_IS_AT_MOST)
-
-
-def track_value(value: np.ndarray | int) -> np.ndarray | float:
-    """What a track position is worth to its owner: its value from 5 up (it counts at the end);
-    below 5 half its value (it may still get there)."""
-    if isinstance(value, np.ndarray):
-        return np.where(value >= TRACK_SCORING_MIN, value, 0.5 * value)
-    return float(value) if value >= TRACK_SCORING_MIN else 0.5 * value
 
 
 class HeuristicAgent:
@@ -114,12 +105,17 @@ class HeuristicAgent:
 
     @staticmethod
     def act_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> list[int]:
-        """The choices of bots with one :attr:`batch_key`, evaluated together by
-        :mod:`club_envs.members_only.heuristic_batch` (the same arithmetic and the same draws as
-        :meth:`act`, tested against it)."""
-        from club_envs.members_only import heuristic_batch  # it builds on this module
-
-        return heuristic_batch.act_batch(agents, decisions)
+        """The choices of bots with one :attr:`batch_key`, evaluated together (the same arithmetic
+        and the same draws as :meth:`act`, tested against it): sampled bots by
+        :mod:`club_envs.members_only.heuristic_sampled`, exact ones by
+        :mod:`club_envs.members_only.heuristic_batch`, through the round's shared evaluation
+        (:mod:`club_envs.members_only.heuristic_round`)."""
+        bot = agents[0]
+        if bot.samples is not None:
+            return heuristic_sampled.act_batch(agents, decisions)
+        masks = np.stack([d.action_mask for d in decisions])
+        evaluation = heuristic_round.evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
+        return [int(a) for a in evaluation.choice]
 
     @property
     def prepare_key(self) -> tuple | None:
@@ -127,14 +123,10 @@ class HeuristicAgent:
         (policies reading ``members_only_heuristic`` inputs): :mod:`club_envs.members_only.heuristic_round`."""
         if self.samples is not None:
             return None
-        from club_envs.members_only import heuristic_round
-
         return heuristic_round.key(self.chip_cost, self.rival_weight)
 
     @staticmethod
     def prepare_batch(agents: list[HeuristicAgent], decisions: list[Decision]) -> None:
-        from club_envs.members_only import heuristic_round
-
         heuristic_round.prepare_decisions(decisions, agents[0].chip_cost, agents[0].rival_weight)
 
     def bet_values(self, view: View) -> np.ndarray:
@@ -200,20 +192,6 @@ class HeuristicAgent:
         return values
 
 
-def known_position(view: View) -> tuple[np.ndarray, int, np.ndarray]:
-    """What the estimate starts from, exact or sampled: the cards this seat has not seen (per
-    type), how many of them the other players will still show, and the cards certain to be shown
-    (display + own cards)."""
-    own = _own_contribution(view)
-    display = np.array(view.display)
-    unseen = np.array(COPIES_PER_TYPE) - display - own
-    if view.own_discard is not None:
-        unseen[view.own_discard] -= 1
-    others = [s for s in range(view.num_players) if s != view.seat]
-    to_come = max(0, sum(view.hand_sizes[s] for s in others) - len(others))
-    return unseen, to_come, display + own
-
-
 _CARD_ROWS = np.eye(NUM_CARD_TYPES, dtype=np.int64)
 
 
@@ -262,19 +240,6 @@ def _board_worth(chips, counts: np.ndarray) -> float:
     correct = np.where(at_most, count <= threshold, count >= threshold)
     p = correct.mean(axis=0)
     return float((p * win + (1.0 - p) * lose).sum())
-
-
-def final_counts(cards: np.ndarray) -> np.ndarray:
-    """Category counts from cards per type (last axis): normal minus NO!, never below 0."""
-    return np.maximum(0, cards[..., :NUM_CATEGORIES] - cards[..., NUM_CATEGORIES:])
-
-
-def _own_contribution(view: View) -> np.ndarray:
-    """Own cards still to reach the display: the hand plus a card picked for a reveal."""
-    own = np.array(view.hand)
-    if view.pending_reveal is not None:
-        own[view.pending_reveal] += 1
-    return own
 
 
 def make_agent(name: str, config: Config | None = None, seed: int | None = None):

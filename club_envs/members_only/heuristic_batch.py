@@ -21,21 +21,17 @@ import numpy as np
 
 from club_envs.members_only import actions as A
 from club_envs.members_only import beliefs
-from club_envs.members_only.bots import track_value
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View
+from club_envs.members_only.heuristic_values import bet_choice, bet_gains, board_chips
 from club_envs.members_only.rules import (
     COPIES_PER_TYPE,
     NUM_CARD_TYPES,
     NUM_CATEGORIES,
-    NUM_SPACES,
     SPACE_IS_AT_MOST,
     SPACE_THRESHOLD,
-    TRACK_MAX,
 )
 
 # The bot's scan order over bet actions: single chips first, then doubles (ties go to the first).
-BET_ORDER = np.array(sorted(range(A.NUM_BETS), key=lambda a: (a & 1, a)))
-_MULTIPLIER = np.array([[1, 2], [2, 3]])  # engine.chip_multiplier as [risk, chip]
 _THRESHOLD = np.array(SPACE_THRESHOLD)
 _AT_MOST = np.array(SPACE_IS_AT_MOST)
 _NORMAL_ROW = (np.arange(NUM_CARD_TYPES) < NUM_CATEGORIES).astype(np.int64)  # one normal card of each category
@@ -51,7 +47,7 @@ class Evaluation(NamedTuple):
 
 
 def positions(views: Sequence[View]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``bots.known_position`` of every view: unseen cards ``(B, 10)``, cards still to come ``(B,)``
+    """``heuristic_values.known_position`` of every view: unseen cards ``(B, 10)``, cards still to come ``(B,)``
     and cards certain to be shown ``(B, 10)``."""
     own = np.array([view.hand for view in views])
     pending = np.array([-1 if view.pending_reveal is None else view.pending_reveal for view in views])
@@ -115,55 +111,6 @@ def bet_values(views: Sequence[View], counts: np.ndarray, chip_cost: tuple[float
     return bet_gains(views, beliefs.space_probabilities(counts), chip_cost)
 
 
-def bet_gains(views: Sequence[View], p_correct: np.ndarray, chip_cost: tuple[float, float]) -> np.ndarray:
-    """The expected gain of every bet action ``(B, 80)`` given P(correct) of every space ``(B, 5, 8)``
-    (exact, or the share of sampled deals in which the chip is correct)."""
-    p_correct = p_correct[..., None]  # (B, 5, 8, 1)
-    track = np.array([view.tracks[view.seat] for view in views], dtype=float)[:, :, None, None]
-    rewards = np.array([view.rewards for view in views], dtype=float)[:, None, :, None]
-    risk = np.array([view.round == 1 for view in views], dtype=int)
-    points = rewards * _MULTIPLIER[risk][:, None, None, :]  # (B, 1, 8, 2)
-    after = np.minimum(TRACK_MAX, track + points)
-    gain = track_value(after) - track_value(track)
-    expected = p_correct * gain - (1.0 - p_correct) * np.array(chip_cost)
-    return expected.reshape(len(views), NUM_CATEGORIES * NUM_SPACES * 2)  # action (category * 8 + space) * 2 + chip
-
-
-def bet_choice(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The bot's bet per row: the legal bet with the best gain (the first in its scan order among
-    equals) if that gain is positive, else no bet."""
-    legal = masks[:, BET_ORDER]
-    gains = np.where(legal, values[:, BET_ORDER], -np.inf)
-    best = gains.argmax(axis=1)
-    positive = legal.any(axis=1) & (gains[np.arange(len(values)), best] > 0.0)
-    return np.where(positive, BET_ORDER[best], A.NO_BET)
-
-
-class Chips(NamedTuple):
-    """Every chip on the boards of a batch of views, one entry per chip (rows in view order)."""
-
-    row: np.ndarray  # which view
-    category: np.ndarray
-    space: np.ndarray
-    win: np.ndarray  # its worth to the view's seat if correct (own chips fully, rivals' by -rival_weight)
-    lose: np.ndarray  # ... and if wrong
-
-
-def board_chips(views: Sequence[View], chip_cost: tuple[float, float], rival_weight: float) -> Chips:
-    """``bots._board_chips`` of every view in one set of arrays (the same arithmetic, elementwise)."""
-    chips = [(i, spot // NUM_SPACES, spot % NUM_SPACES, view.tracks[owner][spot // NUM_SPACES],
-              view.rewards[spot % NUM_SPACES], kind, risk, owner == view.seat)
-             for i, view in enumerate(views) for spot, owner, kind, risk in view.bets]
-    if not chips:
-        empty = np.zeros(0, dtype=np.int64)
-        return Chips(empty, empty, empty, np.zeros(0), np.zeros(0))
-    row, category, space, track, reward, kind, risk, own = np.array(chips, dtype=np.int64).T
-    points = reward * _MULTIPLIER[risk, kind]
-    gain = track_value(np.minimum(TRACK_MAX, track + points).astype(float)) - track_value(track.astype(float))
-    weight = np.where(own == 1, 1.0, -rival_weight)
-    return Chips(row, category, space, weight * gain, -weight * np.array(chip_cost)[kind])
-
-
 def held_back_counts(offsets: np.ndarray, shown: np.ndarray) -> np.ndarray:
     """The count distributions ``(B, 10, 5, 12)`` if one card of each type were held back.
 
@@ -204,17 +151,3 @@ def card_values(views: Sequence[View], offsets: np.ndarray, shown: np.ndarray, c
     for i in np.flatnonzero(ends[1:] > ends[:-1]):
         worth[i] = np.where(held[i], value[ends[i]:ends[i + 1]].sum(axis=0), np.nan)
     return worth
-
-
-def act_batch(agents: Sequence, decisions: Sequence) -> list[int]:
-    """The choices of heuristic bots with the same settings, one per decision (exact or sampled)."""
-    bot = agents[0]
-    if bot.samples is not None:
-        from club_envs.members_only import heuristic_sampled  # it builds on this module
-
-        return heuristic_sampled.act_batch(agents, decisions)
-    from club_envs.members_only import heuristic_round  # it builds on this module
-
-    masks = np.stack([d.action_mask for d in decisions])
-    evaluation = heuristic_round.evaluate([d.view for d in decisions], masks, bot.chip_cost, bot.rival_weight)
-    return [int(a) for a in evaluation.choice]

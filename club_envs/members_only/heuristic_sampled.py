@@ -16,10 +16,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from club_envs.members_only import actions as A
-from club_envs.members_only.bots import final_counts
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View
-from club_envs.members_only.heuristic_batch import bet_choice, bet_gains, board_chips
 from club_envs.members_only.beliefs import MAX_COUNT, SPACE_CORRECT
+from club_envs.members_only.heuristic_values import bet_choice, bet_gains, board_chips, final_counts
 from club_envs.members_only.rules import (
     NO_PER_CATEGORY,
     NORMAL_PER_CATEGORY,

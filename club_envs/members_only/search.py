@@ -46,7 +46,8 @@ from club_envs.agents.base import Decision
 from club_envs.members_only import actions as A
 from club_envs.members_only import heuristic_batch
 from club_envs.members_only.belief_model import NUM_OFFSETS, BeliefModel, network_inputs, prior_offsets
-from club_envs.members_only.bots import HeuristicAgent, track_value
+from club_envs.members_only.bots import HeuristicAgent
+from club_envs.members_only.heuristic_values import track_value
 from club_envs.members_only.engine import BET, REVEAL, State, View
 from club_envs.members_only.observer import Observer
 from club_envs.members_only.rules import NUM_CATEGORIES, Config

@@ -6,7 +6,7 @@ from typing import Any
 
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.rules import BOOKS, card_name
-from club_envs.play.presenters import Presenter, plural
+from club_envs.play.presenter_base import Presenter, plural
 
 ROLE_NAMES = {"leader": "Leader", "member": "Member", "advisor": "Advisor",
               "investigator": "Investigator", "black_man": "Black Man"}

@@ -13,7 +13,7 @@ from club_envs.members_only.rules import (
     TRACK_SCORING_MIN,
     card_name,
 )
-from club_envs.play.presenters import Presenter
+from club_envs.play.presenter_base import Presenter
 
 CATEGORY_NAMES = {"umbrella": "umbrella", "crown": "crown", "teacup": "teacup", "big_ben": "Big Ben", "hat": "hat"}
 END_REASONS = {

@@ -3,7 +3,6 @@
 
     club-envs train configs/arkham_team_belief.yaml      (the config's ``recipe`` picks this trainer)
     club-envs train --resume runs/arkham_team_belief-<stamp>
-    python -m club_envs.training.arkham_belief --config configs/arkham_team_belief.yaml   (the same)
 
 Why this recipe: the ``heuristic`` team decides everything from ``P(true book)``, which it reads
 from the public votes with a hand-set vote model. The votes carry far more than that model
@@ -422,12 +421,3 @@ def _merge(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
             out.setdefault(key, []).append(value + offset if key in ("game", "bm_game") else value)
         offset += int(part["game"].max()) + 1  # every game of a part has its id in "game" (bm_game is a subset)
     return {k: np.concatenate(v) for k, v in out.items()}
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_folder.main(run, "python -m club_envs.training.arkham_belief", __doc__.splitlines()[0],
-                           "YAML Arkham belief-iteration config, or the name of an example in configs/", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """Belief iteration: Members Only agents that learn, from their own games, to read the other players.
 
-    python -m club_envs.training.belief --config configs/members_only_belief.yaml
-    python -m club_envs.training.belief --resume runs/members_only_belief-<stamp>
+    club-envs train configs/members_only_belief.yaml
+    club-envs train --resume runs/members_only_belief-<stamp>
     club-envs train members_only_belief          (the same: the config's ``recipe`` picks this trainer)
 
 Why this recipe: in Members Only the decision that matters is a bet on how many cards of a category
@@ -351,12 +351,3 @@ def _record_evaluation(run_dir: Path, settings: BeliefConfig, rows: list[dict[st
                 [[decisions, "player", decisions, r["opponent"], r["players"], settings.eval_games, r["win_share"],
                   r["ci_lo"], r["ci_hi"]] for r in rows],
                 ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"])
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_folder.main(run, "python -m club_envs.training.belief", __doc__.splitlines()[0],
-                           "YAML belief-iteration config, or the name of an example in configs/", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

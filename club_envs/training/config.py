@@ -16,7 +16,6 @@ place that tells the recipes and backends apart; each class names the module tha
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import math
@@ -580,18 +579,3 @@ DEFAULT_ENVS = EnvSettings(**DEFAULTS["envs"])
 def read_exploit_settings(path: Path) -> ExploitSettings:
     """The settings an exploit run folder's ``exploit.json`` holds."""
     return ExploitSettings(**json.loads(Path(path).read_text()))
-
-
-def run_arguments(prog: str, description: str, config_help: str,
-                  argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line every training backend takes: a new run from ``--config`` or ``--resume``
-    of a run folder, where new run folders go, and whether to draw a progress bar."""
-    p = argparse.ArgumentParser(prog=prog, description=description)
-    p.add_argument("--config", type=Path, help=config_help)
-    p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder")
-    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = p.parse_args(argv)
-    if args.config is None and args.resume is None:
-        p.error("give --config CONFIG (a new run) or --resume RUN_DIR")
-    return args

@@ -1,6 +1,6 @@
 """Learning curves of a training run: win share against each evaluation opponent over steps.
 
-    python -m club_envs.training.curves RUN_DIR [--out RUN_DIR/learning_curve.png]
+    club-envs curves RUN_DIR [--out RUN_DIR/learning_curve.png]
 
 Reads ``RUN_DIR/evaluations.csv`` (one row per evaluation: steps, side, opponent, players, win
 share and its 95% Wilson interval) and draws one panel per side, one line per opponent and table
@@ -10,7 +10,6 @@ curve shows the policy's progress, not the noise of self-play results.
 
 from __future__ import annotations
 
-import argparse
 import csv
 from collections import defaultdict
 from pathlib import Path
@@ -61,22 +60,3 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> Path:
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.curves", description=__doc__.splitlines()[0])
-    p.add_argument("run_dir", type=Path)
-    p.add_argument("--out", type=Path, default=None, help="PNG to write (default RUN_DIR/learning_curve.png)")
-    p.add_argument("--title", default=None)
-    args = p.parse_args(argv)
-    try:
-        path = plot(args.run_dir, args.out or args.run_dir / "learning_curve.png", args.title)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}")
-        return 2
-    print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,5 +1,5 @@
-"""What every trainer's run folder shares: a new folder or one to resume, its state file, its CSV logs,
-and the command line that starts or resumes a run.
+"""What every trainer's run folder shares: a new folder or one to resume, its state file and its CSV logs
+(``club-envs train`` starts or resumes a run of any of them).
 
 The MaskablePPO trainer (:mod:`club_envs.training.train`), the RLlib backend, the belief
 iterations (:mod:`club_envs.training.belief`, :mod:`club_envs.training.arkham_belief`) and the
@@ -12,8 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -97,15 +96,3 @@ def open_run(resolved: Mapping[str, Any], source: Path, resume: Path | None, run
     if resume is not None:
         return Path(resume), read_state(Path(resume))
     return new_folder(runs_dir, Path(source).stem, {CONFIG_FILE: configs.dump(resolved)}), {}
-
-
-def main(run: Callable[..., Path], prog: str, description: str, config_help: str, argv: list[str] | None = None) -> int:
-    """The command line of a trainer: a new run from ``--config`` or ``--resume RUN_DIR``; a bad
-    config or a missing folder is one ``error:`` line and exit status 2."""
-    args = configs.run_arguments(prog, description, config_help, argv)
-    try:
-        run(args.config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
-    except (configs.ConfigFileError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0

@@ -1,21 +1,26 @@
-"""Ship a trained policy inside the package, with its model card.
+"""Model cards: a trained policy shipped inside the package with its card, and the card kept up to date.
 
-    python -m club_envs.training.ship RUN_DIR --side player --name members_only --eval results/*.json
+    club-envs ship RUN_DIR --side player --name members_only --eval results/*.json
+    club-envs card members_only_belief runs/exploit-.../result.json --wall "3.1 h"
 
-copies ``RUN_DIR/best/<side>.pt`` (``policy.pt`` for Members Only) to
+:func:`ship` copies ``RUN_DIR/best/<side>.pt`` (``policy.pt`` for Members Only) to
 ``club_envs/agents/shipped/<name>.pt`` and writes ``<name>.json`` (the card's data) and
 ``<name>.md`` (the card for people): the resolved training config, the command, training time and
 steps, and the evaluation figures read from ``club-envs evaluate --json`` files. A belief-iteration
 run (:mod:`club_envs.training.belief`, or :mod:`club_envs.training.arkham_belief` for the Arkham
-team; its ``best/belief.npz``) ships as ``<name>.npz`` the same way.
+team; its ``best/belief.npz``) ships as ``<name>.npz`` the same way. :func:`record_in_card` puts a
+later ``club-envs exploit`` result in a shipped agent's card. Both render the card with
+:func:`render_card`, the one place a card's text comes from, so every card re-renders from its
+``.json`` byte for byte.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -25,87 +30,81 @@ from club_envs.games import get_spec
 from club_envs.training.curves import plot as plot_curve
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.ship", description=__doc__.splitlines()[0])
-    p.add_argument("run_dir", type=Path)
-    p.add_argument("--side", required=True, help="player (Members Only), team or black_man")
-    p.add_argument("--name", required=True, help="shipped name, e.g. members_only, arkham_team")
-    p.add_argument("--eval", type=Path, nargs="*", default=[], help="club-envs evaluate --json files")
-    p.add_argument("--command", default=None, help="the training command to quote (default: from the config name)")
-    p.add_argument("--greedy", action="store_true", help="the shipped agent takes its most probable action by default")
-    p.add_argument("--notes", default="", help="a paragraph for the card (what was tried, caveats)")
-    p.add_argument("--exploit", type=Path, nargs="*", default=[],
-                   help="result.json files of club-envs exploit runs against these weights")
-    args = p.parse_args(argv)
-    if (args.run_dir / "best" / "belief.npz").is_file():
-        return ship_belief(args)
+def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), command: str | None = None,
+         greedy: bool = False, notes: str = "", exploit: Sequence[Path] = ()) -> list[Path]:
+    """Ship ``run_dir``'s best policy (or belief model) as ``name`` with its model card; the files
+    written for the agent to load (the weights, and a self-play Arkham run's Black Man beside them).
+    ``evaluations`` are ``club-envs evaluate --json`` files, ``exploit`` ``club-envs exploit``
+    results against these weights; ``command`` is the training command the card quotes (default:
+    from the config name); a ``greedy`` agent takes its most probable action by default."""
+    run_dir = Path(run_dir)
+    if (run_dir / "best" / "belief.npz").is_file():
+        return ship_belief(run_dir, name, evaluations, command, notes, exploit)
 
-    src = args.run_dir / "best" / ("policy.pt" if args.side == "player" else f"{args.side}.pt")
+    src = run_dir / "best" / ("policy.pt" if side == "player" else f"{side}.pt")
     net, meta = load_policy_file(src)  # refuse to ship what cannot be read back
     SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
     import torch
 
     blob = torch.load(src, map_location="cpu", weights_only=True)
-    meta = {**blob["meta"], "deterministic": args.greedy, "name": args.name}
-    save_policy(SHIPPED_DIR / f"{args.name}.pt", blob["weights"], {k: v for k, v in meta.items() if k not in ("format", "version")})
+    meta = {**blob["meta"], "deterministic": greedy, "name": name}
+    save_policy(SHIPPED_DIR / f"{name}.pt", blob["weights"], {k: v for k, v in meta.items() if k not in ("format", "version")})
 
-    config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
-    summary = json.loads((args.run_dir / "summary.json").read_text()) if (args.run_dir / "summary.json").exists() else {}
-    state = json.loads((args.run_dir / "state.json").read_text())
-    config_name = args.run_dir.name.rsplit("-", 2)[0]
-    command = args.command or f"club-envs train configs/{config_name}.yaml"
-    evaluations = [json.loads(f.read_text()) for f in args.eval]
-    exploit = [json.loads(f.read_text()) for f in args.exploit]
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    summary = json.loads((run_dir / "summary.json").read_text()) if (run_dir / "summary.json").exists() else {}
+    state = json.loads((run_dir / "state.json").read_text())
+    config_name = run_dir.name.rsplit("-", 2)[0]
+    command = command or f"club-envs train configs/{config_name}.yaml"
+    evaluated, exploited = _read_all(evaluations), _read_all(exploit)
     curve = None
-    if (args.run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
-        curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
+    if (run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
+        curve = plot_curve(run_dir, SHIPPED_DIR / f"{name}_curve.png", title=name).name
     card = {
-        "name": args.name, "game": meta["game"], "side": meta["side"], "roles": meta.get("roles"),
-        "file": f"{args.name}.pt", "acting": "greedy (most probable legal action)" if args.greedy else
+        "name": name, "game": meta["game"], "side": meta["side"], "roles": meta.get("roles"),
+        "file": f"{name}.pt", "acting": "greedy (most probable legal action)" if greedy else
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
         "policy_steps": meta["steps"], "run_steps": state["steps"],
         "training_seconds": summary.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
-        "time_split": summary.get("time_split"), "evaluations": evaluations, "exploit": exploit, "notes": args.notes,
+        "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
     }
-    (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
-    (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
-    print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.pt')}")
-    return 0
+    _write_card(SHIPPED_DIR, name, card)
+    return [SHIPPED_DIR / f"{name}.pt"]
 
 
-def ship_belief(args: argparse.Namespace) -> int:
+def ship_belief(run_dir: Path, name: str, evaluations: Sequence[Path] = (), command: str | None = None,
+                notes: str = "", exploit: Sequence[Path] = ()) -> list[Path]:
     """Ship a belief-iteration run's best model: Members Only (:mod:`club_envs.training.belief`) or
     the Arkham team (:mod:`club_envs.training.arkham_belief`), as the belief file's meta names."""
     from club_envs.agents.belief_file import file_game
     from club_envs.arkham_decoders import belief_model as arkham_belief_model
     from club_envs.members_only import belief_model as members_only_belief_model
 
-    source = args.run_dir / "best" / "belief.npz"
+    source = run_dir / "best" / "belief.npz"
     arkham = file_game(source) == arkham_belief_model.GAME_NAME  # an unreadable file: its loader says why
     module = arkham_belief_model if arkham else members_only_belief_model
     model = module.BeliefModel.load(source)  # refuse to ship what cannot be read back
     black_man = None
-    if arkham and (args.run_dir / "best" / "black_man.npz").is_file():  # a self-play run: both sides
+    if arkham and (run_dir / "best" / "black_man.npz").is_file():  # a self-play run: both sides
         from club_envs.arkham_decoders.vote_value import VoteValueModel
 
-        black_man = VoteValueModel.load(args.run_dir / "best" / "black_man.npz")
+        black_man = VoteValueModel.load(run_dir / "best" / "black_man.npz")
     SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
-    model.save(SHIPPED_DIR / f"{args.name}.npz", {"name": args.name})
+    model.save(SHIPPED_DIR / f"{name}.npz", {"name": name})
     if black_man is not None:
-        black_man.save(SHIPPED_DIR / f"{args.name}_black_man.npz", {"name": args.name})
-    config = yaml.safe_load((args.run_dir / "config.yaml").read_text())
-    state = json.loads((args.run_dir / "state.json").read_text())
-    config_name = args.run_dir.name.rsplit("-", 2)[0]
-    curve = plot_curve(args.run_dir, SHIPPED_DIR / f"{args.name}_curve.png", title=args.name).name
+        black_man.save(SHIPPED_DIR / f"{name}_black_man.npz", {"name": name})
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    state = json.loads((run_dir / "state.json").read_text())
+    config_name = run_dir.name.rsplit("-", 2)[0]
+    curve = plot_curve(run_dir, SHIPPED_DIR / f"{name}_curve.png", title=name).name
     card = {
-        "name": args.name, "kind": "belief", "game": "arkham_decoders" if arkham else "members_only",
+        "name": name, "kind": "belief", "game": "arkham_decoders" if arkham else "members_only",
         "side": ("both" if black_man is not None else "team") if arkham else "player",
         "roles": (["leader", "member", "investigator"] + (["black_man"] if black_man is not None else [])) if arkham else None,
-        "file": f"{args.name}.npz", "acting": "deterministic (the heuristic's decision rule on the learned belief)",
+        "file": f"{name}.npz", "acting": "deterministic (the heuristic's decision rule on the learned belief)",
         "black_man": None if black_man is None else {
-            "file": f"{args.name}_black_man.npz", "generation": black_man.meta.get("generation"),
+            "file": f"{name}_black_man.npz", "generation": black_man.meta.get("generation"),
             "votes": black_man.meta.get("votes"), "obs_size": black_man.INPUT_SIZE,
             "hidden": [int(w.shape[0]) for w, _ in black_man.layers[:-1]],
             "acting": "deterministic (the vote with the higher learned chance of winning; oppose on a tie)"},
@@ -115,15 +114,41 @@ def ship_belief(args: argparse.Namespace) -> int:
         "decisions": model.meta.get("decisions"), "run_decisions": state["decisions"],
         "training_seconds": state.get("seconds"), "cpus": os.cpu_count(),
         "stopped_early": state["generation"] < config["selfplay"]["generations"],
-        "learning_curve": curve, "command": args.command or f"club-envs train configs/{config_name}.yaml",
-        "config": config, "evaluations": [json.loads(f.read_text()) for f in args.eval],
-        "exploit": [json.loads(f.read_text()) for f in args.exploit], "notes": args.notes,
+        "learning_curve": curve, "command": command or f"club-envs train configs/{config_name}.yaml",
+        "config": config, "evaluations": _read_all(evaluations), "exploit": _read_all(exploit), "notes": notes,
     }
-    (SHIPPED_DIR / f"{args.name}.json").write_text(json.dumps(card, indent=1))
-    (SHIPPED_DIR / f"{args.name}.md").write_text(render_card(card))
-    print(f"shipped {args.name}: {SHIPPED_DIR / (args.name + '.npz')}"
-          + (f" and {SHIPPED_DIR / (args.name + '_black_man.npz')}" if black_man is not None else ""))
-    return 0
+    _write_card(SHIPPED_DIR, name, card)
+    return [SHIPPED_DIR / f"{name}.npz"] + ([SHIPPED_DIR / f"{name}_black_man.npz"] if black_man is not None else [])
+
+
+def record_in_card(result: dict[str, Any], name: str, wall: str | None = None, note: str = "",
+                   shipped_dir: Path | None = None) -> Path:
+    """Put ``result`` in the shipped agent ``name``'s card (``<name>.json`` "exploit" list) and
+    re-render ``<name>.md``. A result with the same settings replaces the older one; ``wall`` (the
+    run's wall time) and ``note`` (how to read it) are shown with the table."""
+    folder = Path(shipped_dir or SHIPPED_DIR)
+    path = folder / f"{name}.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no model card {path}")
+    card = json.loads(path.read_text())
+    entry = dict(result)
+    if wall:
+        entry["wall"] = wall
+    if note:
+        entry["note"] = note
+    card["exploit"] = [run for run in card.get("exploit", []) if run["settings"] != result["settings"]] + [entry]
+    _write_card(folder, name, card)
+    return path
+
+
+def _read_all(paths: Sequence[Path]) -> list:
+    return [json.loads(Path(f).read_text()) for f in paths]
+
+
+def _write_card(folder: Path, name: str, card: dict) -> None:
+    """``<name>.json`` (the card's data) and ``<name>.md`` rendered from it."""
+    (folder / f"{name}.json").write_text(json.dumps(card, indent=1))
+    (folder / f"{name}.md").write_text(render_card(card))
 
 
 def _belief_recipe(config: dict) -> str:
@@ -293,7 +318,3 @@ def render_exploitability(card: dict) -> list[str]:
         if run.get("note"):
             lines += [run["note"], ""]
     return lines
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

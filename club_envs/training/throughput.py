@@ -1,7 +1,7 @@
 """Training throughput against the training loop's own ceiling.
 
-    python -m club_envs.training.throughput configs/members_only_4p.yaml [--rollouts 3] [--bots none] [--modes batched dummy] [--update-threads 2]
-    python -m club_envs.training.throughput --suite [--modes batched]
+    club-envs bench configs/members_only_4p.yaml [--rollouts 3] [--bots none] [--modes batched dummy] [--update-threads 2]
+    club-envs bench --suite [--modes batched]
 
 ``--suite`` measures the cases the project tracks, one after another in the same run: the default
 config (the example ``members_only_4p``), the same config with pure self-play opponents, the pure
@@ -40,22 +40,17 @@ that ratio (``two-core bound``), from the batched mode's games.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-import torch
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-from threadpoolctl import threadpool_limits
 
-from club_envs.training import config as configs
-from club_envs.training import examples, ppo
+from club_envs.training import ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads
 from club_envs.training.games import side_names
 from club_envs.training.selfplay import SnapshotPool
@@ -216,46 +211,3 @@ def _venv(settings: SelfPlayConfig, mode: str, side: str, run_dir: Path):
         return WorkerVecEnv(fns, features=features, workers=max(2, settings.envs.workers))
     cls = DummyVecEnv if mode == "dummy" else SubprocVecEnv
     return cls([functools.partial(make_selfplay_env, settings, side, str(run_dir), s) for s in seeds])
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.throughput", description=__doc__.splitlines()[0])
-    p.add_argument("config", nargs="*", help="training config files or example names to measure (or --suite)")
-    p.add_argument("--suite", action="store_true", help="measure the default, its pure self-play variant, "
-                   "members_only_selfplay and arkham_decoders configs")
-    p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
-    p.add_argument("--modes", nargs="+", choices=MODES, default=["batched", "dummy"])
-    p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
-    p.add_argument("--update-threads", type=int, choices=range(1, 17), metavar="1..16", default=None,
-                   help="override algorithm.update_threads (torch threads in PPO's updates, ceiling included)")
-    args = p.parse_args(argv)
-    if bool(args.config) == args.suite:
-        p.error("give CONFIG files or --suite")
-    if args.suite:
-        cases = [(label, examples.path_of(name), bots) for label, name, bots in SUITE]
-    else:
-        bots = None if args.bots is None else [b for b in args.bots if b != "none"]
-        cases = [(str(arg), examples.resolve(arg), bots) for arg in args.config]
-    torch.set_num_threads(1)
-    threadpool_limits(1, user_api="blas")  # as training does
-    results = []
-    for label, path, bots in cases:
-        settings = configs.load(path)
-        if bots is not None:
-            settings = replace(settings, selfplay=replace(settings.selfplay, bots=tuple(bots)))
-        if args.update_threads is not None:
-            settings = replace(settings, algorithm=replace(settings.algorithm, update_threads=args.update_threads))
-        results.append((label, measure_case(settings, label, args.modes, args.rollouts)))
-    if len(results) > 1:
-        print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5} {'bound':>5}" for m in args.modes)
-              + (f" {'2-core':>6}" if "batched" in args.modes else ""))
-        for label, r in results:
-            print(f"{label:<28} {r['ceiling']:>8.0f} "
-                  + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f} "
-                             f"{r[m + ' bound']:>5.2f}" for m in args.modes)
-                  + (f" {r['two-core bound']:>6.2f}" if "two-core bound" in r else ""))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,8 +1,7 @@
 """Self-play training from a YAML config, top to bottom.
 
-    python -m club_envs.training.train --config configs/members_only_4p.yaml
-    python -m club_envs.training.train --resume runs/members_only_4p-20260101-120000
-    club-envs train configs/members_only_4p.yaml [--resume RUN_DIR]
+    club-envs train configs/members_only_4p.yaml
+    club-envs train --resume runs/members_only_4p-20260101-120000
 
 A run folder ``runs/<config name>-<time>/`` holds:
 
@@ -46,7 +45,6 @@ from club_envs.training import evaluations, games, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads, postfix
 from club_envs.training.launch import run
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
-from club_envs.training.run_folder import main as run_folder_main
 from club_envs.training.run_folder import save_state
 from club_envs.training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
@@ -307,12 +305,3 @@ def save_checkpoint(model: MaskablePPO, run_dir: Path, side: str) -> None:
     os.replace(tmp, final)
     for old in latest_checkpoint(run_dir, side)[KEEP_CHECKPOINTS:]:
         old.unlink(missing_ok=True)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_folder_main(run, "python -m club_envs.training.train", __doc__.splitlines()[0],
-                           "YAML training config, or the name of an example in configs/", argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

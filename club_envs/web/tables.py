@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from club_envs.play.presenters import Presenter
+from club_envs.play.presenter_base import Presenter
 
 
 def table_context(record_name: str, view: Any, presenter: Presenter, legal: Collection[int]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from club_envs.agents.base import Decision
 from club_envs.members_only import beliefs
-from club_envs.members_only.bots import HeuristicAgent, final_counts, known_position
+from club_envs.members_only.bots import HeuristicAgent
+from club_envs.members_only.heuristic_values import final_counts, known_position
 from club_envs.members_only.features import BELIEF_SIZE, HEURISTIC_SIZE, heuristic_inputs
 from club_envs.members_only.observer import SIZE, Observer
 from club_envs.members_only.rules import Config

@@ -7,7 +7,8 @@ import pytest
 
 from club_envs.agents.base import Decision
 from club_envs.members_only import beliefs, heuristic_batch, heuristic_sampled
-from club_envs.members_only.bots import known_position, make_agent
+from club_envs.members_only.bots import make_agent
+from club_envs.members_only.heuristic_values import known_position
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, State
 from club_envs.members_only.rules import Config
 

@@ -17,6 +17,7 @@ from club_envs.arkham_decoders.belief_model import BeliefModel, advisor_slots
 from club_envs.arkham_decoders.bots import HeuristicAgent
 from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
 from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
+from club_envs.cli import main
 from club_envs.training import arkham_belief
 from club_envs.training import config as configs
 from club_envs.training import train as trainer
@@ -114,7 +115,7 @@ def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):
     cfg = yaml.safe_load((run / "config.yaml").read_text())
     cfg["selfplay"]["generations"] = 2
     (run / "config.yaml").write_text(yaml.safe_dump(cfg))
-    assert arkham_belief.main(["--resume", str(run), "--no-progress"]) == 0
+    assert main(["train", "--resume", str(run), "--no-progress"]) == 0
     assert json.loads((run / "state.json").read_text())["generation"] == 2
     with open(run / "progress.csv") as fh:
         rows = list(csv.DictReader(fh))
@@ -129,7 +130,7 @@ def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):
     assert model.meta["decisions"] == json.loads((run / "state.json").read_text())["decisions"]
     again = tmp_path / "again.yaml"
     again.write_text(yaml.safe_dump(TINY))
-    assert arkham_belief.main(["--config", str(again), "--runs-dir", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert main(["train", "--config", str(again), "--runs-dir", str(tmp_path / "b"), "--no-progress"]) == 0
     (other,) = (tmp_path / "b").iterdir()
     for name in ("gen_002/belief.npz", "best/belief.npz"):
         la, lb = BeliefModel.load(run / name).layers, BeliefModel.load(other / name).layers
@@ -140,7 +141,7 @@ def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):
 def test_a_bad_config_stops_the_command_line_in_one_line(tmp_path, capsys):
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({**TINY, "seed": -1}))
-    assert arkham_belief.main(["--config", str(path), "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert main(["train", "--config", str(path), "--runs-dir", str(tmp_path / "runs")]) == 2
     assert "seed: -1 is not allowed" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
 
@@ -172,7 +173,7 @@ def test_a_self_play_run_learns_both_sides_resumes_and_repeats(tmp_path):
     cfg = yaml.safe_load((run / "config.yaml").read_text())
     cfg["selfplay"]["generations"] = 2
     (run / "config.yaml").write_text(yaml.safe_dump(cfg))
-    assert arkham_belief.main(["--resume", str(run), "--no-progress"]) == 0
+    assert main(["train", "--resume", str(run), "--no-progress"]) == 0
     state = json.loads((run / "state.json").read_text())
     assert state["generation"] == 2 and state["black_man_votes"] > len(examples["bm_vote"])
     curves = read_evaluations(run)
@@ -187,7 +188,7 @@ def test_a_self_play_run_learns_both_sides_resumes_and_repeats(tmp_path):
     assert isinstance(agent, RoleDispatchAgent)
     again = tmp_path / "again.yaml"
     again.write_text(yaml.safe_dump(SELF_PLAY))
-    assert arkham_belief.main(["--config", str(again), "--runs-dir", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert main(["train", "--config", str(again), "--runs-dir", str(tmp_path / "b"), "--no-progress"]) == 0
     (other,) = (tmp_path / "b").iterdir()
     for name in ("gen_002/black_man.npz", "best/black_man.npz"):
         la, lb = VoteValueModel.load(run / name).layers, VoteValueModel.load(other / name).layers

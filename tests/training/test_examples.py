@@ -1,9 +1,9 @@
 """The example configs by name (``club-envs train members_only_4p``), ``club-envs configs``, and the
-checkout's ``training/`` entry points, which only hand over to ``club_envs.training``."""
+checkout's ``training/`` scripts, which only run ``club-envs`` commands."""
 
 from __future__ import annotations
 
-import importlib
+import runpy
 import subprocess
 import sys
 import tomllib
@@ -120,25 +120,36 @@ def test_configs_copy_of_an_unknown_name_lists_the_names(tmp_path, monkeypatch, 
     assert not any(tmp_path.iterdir())
 
 
-# The checkout's entry points: ``python -m training.<module>`` runs ``club_envs.training.<module>``.
-ENTRY_POINTS = {
-    "training.train": "club_envs.training.train",
-    "training.throughput": "club_envs.training.throughput",
-    "training.curves": "club_envs.training.curves",
-    "training.ship": "club_envs.training.ship",
-    "training.rllib_backend.__main__": "club_envs.training.rllib_backend.run",
-    "training.rllib_backend.export": "club_envs.training.rllib_backend.export",
+# The checkout's scripts: ``python -m training.<module> ARGS`` runs ``club-envs COMMAND ARGS``.
+SUBCOMMANDS = {
+    "training.train": "train",
+    "training.belief": "train",
+    "training.rllib_backend.__main__": "train",
+    "training.ship": "ship",
+    "training.throughput": "bench",
+    "training.curves": "curves",
+    "training.rllib_backend.export": "export",
 }
 
 
-@pytest.mark.parametrize("entry,target", sorted(ENTRY_POINTS.items()))
-def test_a_checkout_entry_point_delegates_to_the_package(entry, target):
+@pytest.mark.parametrize("entry,command", sorted(SUBCOMMANDS.items()))
+def test_a_checkout_script_runs_its_club_envs_command(entry, command, monkeypatch):
+    import club_envs.cli
+
     path = ROOT / (entry.replace(".", "/") + ".py")
     source = path.read_text()
     assert "def " not in source and "class " not in source, f"{path} holds code of its own"
-    module = importlib.import_module(entry)
-    assert Path(module.__file__).resolve() == path
-    assert module.main is importlib.import_module(target).main
+    calls = []
+    monkeypatch.setattr(club_envs.cli, "main", lambda argv=None: calls.append(argv) or 0)
+    monkeypatch.setattr(sys, "argv", [str(path), "RUN", "--flag"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module(entry, run_name="__main__")
+    assert done.value.code == 0 and calls == [[command, "RUN", "--flag"]]
+
+
+def test_train_takes_its_config_once_as_an_argument_or_an_option(capsys):
+    assert main(["train", "a.yaml", "--config", "b.yaml"]) == 2
+    assert "give the CONFIG file once" in capsys.readouterr().err
 
 
 def test_python_m_training_train_runs_the_package_main():

@@ -1,5 +1,5 @@
-"""The model card written by club_envs.training.ship: exploitability figures belong to the weights
-they were measured against."""
+"""The model card written by club_envs.training.ship (``club-envs ship``): exploitability figures belong
+to the weights they were measured against, and every shipped card re-renders from its data."""
 
 import json
 from pathlib import Path
@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("yaml")
 
+from club_envs.cli import main  # noqa: E402
 from club_envs.training.ship import render_card  # noqa: E402
 
 RESULT = Path(__file__).parent / "data" / "exploit_result.json"
@@ -21,6 +22,15 @@ def _card(exploit):
         "stopped_early": False, "learning_curve": None, "command": "club-envs train members_only_4p",
         "config": {"budget": {"total_steps": 1000}}, "evaluations": [], "exploit": exploit, "notes": "",
     }
+
+
+def test_every_shipped_card_renders_from_its_data_byte_for_byte():
+    from club_envs.agents.registry import SHIPPED_DIR
+
+    cards = sorted(SHIPPED_DIR.glob("*.json"))
+    assert cards
+    for path in cards:
+        assert render_card(json.loads(path.read_text())) == path.with_suffix(".md").read_text(), path.name
 
 
 def test_card_renders_exploit_results_with_baseline_and_command():
@@ -60,7 +70,7 @@ def test_a_belief_run_ships_with_its_card_and_loads_by_name(tmp_path, monkeypatc
     monkeypatch.setattr(ship, "SHIPPED_DIR", shipped)
     monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
     monkeypatch.setitem(registry.SHIPPED, "tiny_belief", ("members_only", {"*": "tiny_belief.npz"}))
-    assert ship.main([str(run_dir), "--side", "player", "--name", "tiny_belief", "--notes", "a test"]) == 0
+    assert main(["ship", str(run_dir), "--side", "player", "--name", "tiny_belief", "--notes", "a test"]) == 0
     card = json.loads((shipped / "tiny_belief.json").read_text())
     assert card["kind"] == "belief" and card["generations_run"] == 1 and card["decisions"] > 0
     text = (shipped / "tiny_belief.md").read_text()
@@ -92,7 +102,7 @@ def test_an_arkham_belief_run_ships_as_the_team_and_loads_by_name(tmp_path, monk
     monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
     files = {role: "tiny_team.npz" for role in ("leader", "member", "investigator")}
     monkeypatch.setitem(registry.SHIPPED, "tiny_team", ("arkham_decoders_club", files))
-    assert ship.main([str(run_dir), "--side", "team", "--name", "tiny_team"]) == 0
+    assert main(["ship", str(run_dir), "--side", "team", "--name", "tiny_team"]) == 0
     card = json.loads((shipped / "tiny_team.json").read_text())
     assert (card["kind"], card["game"], card["side"]) == ("belief", "arkham_decoders", "team")
     assert card["roles"] == ["leader", "member", "investigator"] and card["decisions"] > 0
@@ -129,7 +139,7 @@ def test_an_arkham_self_play_run_ships_both_sides_with_a_card(tmp_path, monkeypa
     monkeypatch.setattr(registry, "SHIPPED_DIR", shipped)
     files = {**{role: "tiny_sp.npz" for role in ("leader", "member", "investigator")}, "black_man": "tiny_sp_black_man.npz"}
     monkeypatch.setitem(registry.SHIPPED, "tiny_sp", ("arkham_decoders_club", files))
-    assert ship.main([str(run_dir), "--side", "both", "--name", "tiny_sp"]) == 0
+    assert main(["ship", str(run_dir), "--side", "both", "--name", "tiny_sp"]) == 0
     card = json.loads((shipped / "tiny_sp.json").read_text())
     assert (card["side"], card["roles"]) == ("both", ["leader", "member", "investigator", "black_man"])
     assert card["black_man"]["file"] == "tiny_sp_black_man.npz" and card["black_man"]["hidden"] == [4]

@@ -1,4 +1,4 @@
-"""The throughput tool measures each mode next to its ceiling and next to the games alone, and
+"""The throughput tool (``club-envs bench``) measures each mode next to its ceiling and next to the games alone, and
 prints the ratios and the bounds the games' own cost sets."""
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from club_envs.cli import bench, main
 from club_envs.training import throughput
 
 
 def test_the_tool_prints_each_mode_beside_the_ceiling_and_the_games_alone(capsys):
-    assert throughput.main(["members_only_smoke", "arkham_smoke", "--rollouts", "1",
-                            "--modes", "batched", "workers"]) == 0
+    assert main(["bench", "members_only_smoke", "arkham_smoke", "--rollouts", "1",
+                 "--modes", "batched", "workers"]) == 0
     out = capsys.readouterr().out
     for case in ("members_only_smoke", "arkham_smoke"):
         assert case in out
@@ -37,6 +38,11 @@ def test_the_tool_prints_each_mode_beside_the_ceiling_and_the_games_alone(capsys
     # the summary: per case the ceiling, then per mode steps/s, x, x cpu and bound, then the two-core bound
     summary = [line for line in out.splitlines() if line.startswith(("members_only_smoke ", "arkham_smoke "))]
     assert len(summary) == 2 and all(len(line.split()) == 2 + 4 * 2 + 1 for line in summary)
+
+
+def test_the_command_offers_the_modes_the_tool_measures(capsys):
+    assert bench.MODES == throughput.MODES
+    assert main(["bench"]) == 2 and "give CONFIG files or --suite" in capsys.readouterr().err
 
 
 def test_the_two_core_bound_is_the_ideal_overlap_of_games_and_acting():

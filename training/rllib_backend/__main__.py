@@ -1,7 +1,9 @@
-"""``python -m training.rllib_backend --config CONFIG`` (or ``--resume RUN_DIR``): a run on Ray RLlib
-(:mod:`club_envs.training.rllib_backend.run`)."""
+"""``python -m training.rllib_backend --config CONFIG`` (or ``--resume RUN_DIR``): ``club-envs train``, a run
+on Ray RLlib of a config with ``backend: rllib`` (:mod:`club_envs.training.rllib_backend.run`)."""
 
-from club_envs.training.rllib_backend.run import main
+import sys
+
+from club_envs.cli import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(["train", *sys.argv[1:]]))

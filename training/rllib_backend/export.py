@@ -1,7 +1,9 @@
-"""``python -m training.rllib_backend.export CHECKPOINT OUT_DIR``: an RLlib checkpoint as policy files
-(:mod:`club_envs.training.rllib_backend.export`)."""
+"""``python -m training.rllib_backend.export CHECKPOINT OUT_DIR``: ``club-envs export``, an RLlib checkpoint
+as policy files; see :mod:`club_envs.cli.export`."""
 
-from club_envs.training.rllib_backend.export import main
+import sys
+
+from club_envs.cli import main
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(["export", *sys.argv[1:]]))

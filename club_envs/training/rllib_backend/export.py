@@ -8,14 +8,12 @@ the tensors are renamed, not converted, and written with :func:`club_envs.agents
 (a weights-only file). ``club-envs evaluate``, ``league``, human play and
 ``club_envs.agents.load`` then read an RLlib-trained agent without Ray installed::
 
-    python -m club_envs.training.rllib_backend.export runs/<run>/checkpoints/rllib runs/<run>/latest
+    club-envs export runs/<run>/checkpoints/rllib runs/<run>/latest
     club-envs evaluate members_only --players 4 --agents runs/<run>/latest,random,random,random
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -115,22 +113,3 @@ def export_checkpoint(checkpoint: Path, out_dir: Path) -> list[Path]:
         paths.append(export_state(game, network, module_id, state, Path(out_dir) / policy_file_name(game, module_id),
                                   steps))
     return paths
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m club_envs.training.rllib_backend.export",
-                                description=__doc__.splitlines()[0])
-    p.add_argument("checkpoint", type=Path, help="an RLlib checkpoint folder (runs/<run>/checkpoints/rllib)")
-    p.add_argument("out_dir", type=Path, help="where to write policy.pt (or team.pt and black_man.pt)")
-    args = p.parse_args(argv)
-    try:
-        for path in export_checkpoint(args.checkpoint, args.out_dir):
-            print(path)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,7 @@
 """Self-play training on Ray RLlib from the same YAML configs, top to bottom.
 
     club-envs train configs/members_only_rllib_smoke.yaml          # a config with ``backend: rllib``
-    python -m club_envs.training.rllib_backend --config configs/members_only_rllib_smoke.yaml
-    python -m club_envs.training.rllib_backend --resume runs/<run>
+    club-envs train --resume runs/<run>
 
 ``rllib.address: local`` starts Ray on this machine (``rllib.num_cpus`` CPUs, no dashboard);
 any other address (the head's ``HOST:6379``, or ``auto`` on a node of the cluster) joins that Ray
@@ -37,7 +36,7 @@ from typing import Any
 from tqdm import tqdm
 
 from club_envs.training import config as configs
-from club_envs.training import evaluations, games, launch, run_folder
+from club_envs.training import evaluations, games, launch
 from club_envs.training.run_folder import append_csv
 from club_envs.training.rllib_backend.league_file import LEAGUE_FILE, read_league_state
 from club_envs.training.rllib_backend.options import LOCAL
@@ -378,8 +377,3 @@ def _tensorboard(folder: Path) -> Any:
             def add_scalar(self, *args: Any, **kwargs: Any) -> None: ...
             def close(self) -> None: ...
         return _Null()
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_folder.main(run, "python -m club_envs.training.rllib_backend", __doc__.splitlines()[0],
-                           "YAML training config with backend: rllib", argv)

@@ -58,3 +58,35 @@ def test_evaluate_scores_the_heuristic_above_random(toy, tmp_path):
     assert rows["heuristic"]["win_share"] + rows["random"]["win_share"] == pytest.approx(1.0)
     # Swapping a low card wins more often: the interval of the heuristic's share lies above one half.
     assert rows["heuristic"]["win_share_95ci"][0] > 0.5
+
+
+TOY_CONFIG = """\
+game: {name: toy_high_card, num_players: [2, 3]}
+algorithm: {n_steps: 64, batch_size: 32, n_epochs: 1}
+network: {hidden: [16]}
+envs: {n_envs: 2}
+selfplay: {snapshot_every: 128, bots: [heuristic, random]}
+evaluation: {every: 256, games: 10, opponents: [heuristic, random]}
+checkpoint: {every: 256}
+budget: {total_steps: 512}
+seed: 3
+"""
+
+
+def test_a_smoke_training_run_trains_evaluates_and_its_policy_plays(toy, tmp_path):
+    config = tmp_path / "toy.yaml"
+    config.write_text(TOY_CONFIG)
+    assert main(["train", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress"]) == 0
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    rows = (run_dir / "evaluations.csv").read_text().splitlines()
+    assert rows[0].startswith("total_step,side,")
+    # two evaluations x two opponents x two table sizes
+    assert len(rows) == 1 + 2 * 2 * 2 and {r.split(",")[4] for r in rows[1:]} == {"2", "3"}
+    assert (run_dir / "best" / "policy.pt").is_file()
+    out = tmp_path / "records"
+    assert main(["simulate", "toy_high_card", "--players", "2", "--games", "5", "--agents",
+                 f"{run_dir},heuristic", "--seed", "0", "--out", str(out), "--no-progress"]) == 0
+    for path in out.glob("*.json"):
+        record = records.load(path)
+        assert record["seats"][0]["controller"] != "heuristic"
+        assert records.replay(record) == record["result"]

@@ -27,7 +27,7 @@ import jsonschema
 import yaml
 
 from club_envs import limits
-from club_envs.agents.features import NAMES as FEATURE_NAMES
+from club_envs.agents.features import names as feature_names
 from club_envs.agents.features import get as get_features
 from club_envs.games import get_spec, specs
 from club_envs.limits import brief, count_nodes, one_line
@@ -37,13 +37,29 @@ from club_envs.training.settings import (SELF, AlgorithmSettings, ArkhamBeliefCo
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TrainingConfig)
 
-# the games of the registry: their table sizes and the sides a config trains
-GAMES = {spec.name: spec.player_counts for spec in specs()}
-SIDES = {spec.name: spec.side_names for spec in specs()}
 SCHEMES = ("latest", "uniform", "recent", "loss")
-# Built-in bots a config may name as opponents; ``heuristic_sampled`` exists for Members Only only.
-GAME_BOTS = {"members_only": ("heuristic", "random", "heuristic_sampled", "heuristic_bold"), "arkham_decoders": ("heuristic", "random")}
-BOT_NAMES = tuple(dict.fromkeys(b for bots in GAME_BOTS.values() for b in bots))
+
+
+# The games of the registry, asked each time, so that a game registered after this module was
+# imported can be trained too: their table sizes, the sides a config trains, and the built-in bots
+# a config may name as opponents (``heuristic`` first).
+def games_table() -> dict[str, tuple[int, ...]]:
+    return {spec.name: spec.player_counts for spec in specs()}
+
+
+def sides_table() -> dict[str, tuple[str, ...]]:
+    return {spec.name: spec.side_names for spec in specs()}
+
+
+def bots_table() -> dict[str, tuple[str, ...]]:
+    return {spec.name: tuple(sorted(spec.bots, key=lambda b: b != "heuristic")) for spec in specs()}
+
+
+def bot_names() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(b for bots in bots_table().values() for b in bots))
+
+
+_TABLES = {"GAMES": games_table, "SIDES": sides_table, "GAME_BOTS": bots_table, "BOT_NAMES": bot_names}
 
 DEFAULTS: dict[str, Any] = {
     "game": {"options": {}},
@@ -129,91 +145,94 @@ FIT_PROPERTIES: dict[str, Any] = {
 def _players(game: str) -> dict[str, Any]:
     return {
         "if": {"properties": {"game": {"properties": {"name": {"const": game}}}}},
-        "then": {"properties": {"game": {"properties": {"num_players": table_sizes_schema(GAMES[game])}}}},
+        "then": {"properties": {"game": {"properties": {"num_players": table_sizes_schema(get_spec(game).player_counts)}}}},
     }
 
 
-SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "club-envs training config",
-    **section(
-        {
-            "game": section(
-                {
-                    "name": {"enum": list(GAMES)},
-                    "num_players": {
-                        "anyOf": [
-                            {"type": "integer"},
-                            {"type": "array", "items": {"type": "integer"}, "minItems": 1},
-                        ]
+def selfplay_schema() -> dict[str, Any]:
+    """The schema of a self-play config, for the games registered now."""
+    games, bots = list(games_table()), list(bot_names())
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "club-envs training config",
+        **section(
+            {
+                "game": section(
+                    {
+                        "name": {"enum": games},
+                        "num_players": {
+                            "anyOf": [
+                                {"type": "integer"},
+                                {"type": "array", "items": {"type": "integer"}, "minItems": 1},
+                            ]
+                        },
+                        "options": {"type": "object"},
                     },
-                    "options": {"type": "object"},
-                },
-                required=("name", "num_players"),
-            ),
-            "algorithm": section(
-                {
-                    "name": {"enum": ["MaskablePPO"]},
-                    "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                    "n_steps": {"type": "integer", "minimum": 8, "maximum": 2**20},
-                    "batch_size": {"type": "integer", "minimum": 2, "maximum": 2**26},
-                    "n_epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
-                    "gamma": _PROBABILITY,
-                    "gae_lambda": _PROBABILITY,
-                    "clip_range": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                    "ent_coef": {"type": "number", "minimum": 0, "maximum": 100},
-                    "vf_coef": {"type": "number", "minimum": 0, "maximum": 100},
-                    "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
-                    "update_threads": {"type": "integer", "minimum": 1, "maximum": 16},
-                }
-            ),
-            "network": section(
-                {
-                    "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
-                               "minItems": 1, "maxItems": 4},
-                    "activation": {"enum": ["tanh", "relu"]},
-                    "features": {"enum": list(FEATURE_NAMES)},
-                }
-            ),
-            "envs": section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 256}, "subprocess": {"type": "boolean"},
-                              "batched": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1, "maximum": 16}}),
-            "selfplay": section(
-                {
-                    "scheme": {"enum": list(SCHEMES)},
-                    "snapshot_every": _POSITIVE_INT,
-                    "pool_size": {"type": "integer", "minimum": 1, "maximum": 1000},
-                    "bots": {"type": "array", "items": {"enum": list(BOT_NAMES)}, "uniqueItems": True},
-                    "bot_share": _PROBABILITY,
-                    "phase_steps": _POSITIVE_INT,
-                }
-            ),
-            "pretrain": section(
-                {
-                    "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
-                    "imitate": {"enum": ["heuristic", "random"]},
-                    "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
-                    "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                    "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
-                }
-            ),
-            "evaluation": section(
-                {
-                    "every": _POSITIVE_INT,
-                    "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
-                    "opponents": {"type": "array", "items": {"enum": list(BOT_NAMES)}, "minItems": 1},
-                    "greedy": {"type": "boolean"},
-                }
-            ),
-            "checkpoint": section({"every": _POSITIVE_INT}),
-            "budget": section({"total_steps": _POSITIVE_INT}),
-            "seed": SEED_SCHEMA,
-            "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: club_envs/training/rllib_backend
-            "rllib": RLLIB_SCHEMA,
-        },
-        required=("game",),
-    ),
-    "allOf": [_players(game) for game in GAMES],
-}
+                    required=("name", "num_players"),
+                ),
+                "algorithm": section(
+                    {
+                        "name": {"enum": ["MaskablePPO"]},
+                        "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        "n_steps": {"type": "integer", "minimum": 8, "maximum": 2**20},
+                        "batch_size": {"type": "integer", "minimum": 2, "maximum": 2**26},
+                        "n_epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
+                        "gamma": _PROBABILITY,
+                        "gae_lambda": _PROBABILITY,
+                        "clip_range": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        "ent_coef": {"type": "number", "minimum": 0, "maximum": 100},
+                        "vf_coef": {"type": "number", "minimum": 0, "maximum": 100},
+                        "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
+                        "update_threads": {"type": "integer", "minimum": 1, "maximum": 16},
+                    }
+                ),
+                "network": section(
+                    {
+                        "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
+                                   "minItems": 1, "maxItems": 4},
+                        "activation": {"enum": ["tanh", "relu"]},
+                        "features": {"enum": list(feature_names())},
+                    }
+                ),
+                "envs": section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 256}, "subprocess": {"type": "boolean"},
+                                  "batched": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1, "maximum": 16}}),
+                "selfplay": section(
+                    {
+                        "scheme": {"enum": list(SCHEMES)},
+                        "snapshot_every": _POSITIVE_INT,
+                        "pool_size": {"type": "integer", "minimum": 1, "maximum": 1000},
+                        "bots": {"type": "array", "items": {"enum": bots}, "uniqueItems": True},
+                        "bot_share": _PROBABILITY,
+                        "phase_steps": _POSITIVE_INT,
+                    }
+                ),
+                "pretrain": section(
+                    {
+                        "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
+                        "imitate": {"enum": ["heuristic", "random"]},
+                        "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
+                        "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+                    }
+                ),
+                "evaluation": section(
+                    {
+                        "every": _POSITIVE_INT,
+                        "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
+                        "opponents": {"type": "array", "items": {"enum": bots}, "minItems": 1},
+                        "greedy": {"type": "boolean"},
+                    }
+                ),
+                "checkpoint": section({"every": _POSITIVE_INT}),
+                "budget": section({"total_steps": _POSITIVE_INT}),
+                "seed": SEED_SCHEMA,
+                "backend": {"enum": list(BACKENDS)},  # sb3 (default) or rllib: club_envs/training/rllib_backend
+                "rllib": RLLIB_SCHEMA,
+            },
+            required=("game",),
+        ),
+        "allOf": [_players(game) for game in games],
+    }
 
 # --------------------------------------------------------------------------- the belief recipes
 # Members Only belief iteration (club_envs.training.belief) and the Arkham team's (club_envs.training.arkham_belief)
@@ -420,7 +439,7 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     if envs["workers"] > 1 and (envs["subprocess"] or not envs["batched"]):
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} needs batched environments "
                               "(envs.batched: true, envs.subprocess: false); allowed values with these settings: 1")
-    allowed_bots = GAME_BOTS[config["game"]["name"]]
+    allowed_bots = bots_table()[config["game"]["name"]]
     for key, names in (("selfplay.bots", config["selfplay"]["bots"]), ("evaluation.opponents", config["evaluation"]["opponents"])):
         for name in names:
             if name not in allowed_bots:
@@ -430,7 +449,7 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     if feature_name != "none" and get_features(feature_name).game != config["game"]["name"]:
         raise ConfigFileError(f"{source}: network.features: {feature_name!r} reads another game's observations; "
                               f"allowed values for {config['game']['name']}: "
-                              + ", ".join(n for n in FEATURE_NAMES if n == "none" or get_features(n).game == config["game"]["name"]))
+                              + ", ".join(n for n in feature_names() if n == "none" or get_features(n).game == config["game"]["name"]))
     if feature_name != "none" and config.get("backend", "sb3") == "rllib":
         raise ConfigFileError(f"{source}: network.features: {feature_name!r} is not available with backend: rllib "
                               "(its modules read the observation only); allowed values: none")
@@ -450,7 +469,7 @@ def read_yaml(path: str | Path) -> Any:
 def config_class(raw: Any, source: str = "config") -> type:
     """Which config (and so which trainer) ``raw`` is: a recipe's, or PPO self-play on the backend it names."""
     if not isinstance(raw, Mapping):
-        raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(SCHEMA['properties'])})")
+        raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(selfplay_schema()['properties'])})")
     if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
         recipes = {cls.RECIPE: cls for cls in (BeliefConfig, ArkhamBeliefConfig)}
         recipe = raw["recipe"]
@@ -470,7 +489,7 @@ def from_mapping(raw: Any, source: str = "config", kind: type | None = None) -> 
         return _belief(checked(raw, BELIEF_SCHEMA, BELIEF_DEFAULTS, source), source)
     if kind is ArkhamBeliefConfig:
         return _arkham_belief(checked(raw, ARKHAM_BELIEF_SCHEMA, ARKHAM_BELIEF_DEFAULTS, source))
-    resolved = checked(raw, SCHEMA, DEFAULTS, source)
+    resolved = checked(raw, selfplay_schema(), DEFAULTS, source)
     _check_relations(resolved, source)
     if kind is RllibConfig:
         return _rllib(_resolve_rllib(resolved, raw, source))
@@ -579,3 +598,12 @@ DEFAULT_ENVS = EnvSettings(**DEFAULTS["envs"])
 def read_exploit_settings(path: Path) -> ExploitSettings:
     """The settings an exploit run folder's ``exploit.json`` holds."""
     return ExploitSettings(**json.loads(Path(path).read_text()))
+
+
+def __getattr__(name: str) -> Any:
+    """``SCHEMA`` and the game tables, computed when asked (see :func:`selfplay_schema`)."""
+    if name == "SCHEMA":
+        return selfplay_schema()
+    if name in _TABLES:
+        return _TABLES[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,7 @@
 :mod:`club_envs.members_only.engine` is the reference and the readable statement of the rules; this
 module plays the same game on many tables at once, for training and evaluation at array speed. The
 state of all games is one :class:`Tables` (a struct of arrays, indexed by game first); each rule of
-docs/rules/members_only.md is one ``@njit`` function below, named like its counterpart in the
+docs/rules/members_only.md is one ``@compiled`` function below, named like its counterpart in the
 reference engine and taking the tables and a game index ``g``. :class:`VectorGames` owns the arrays
 and steps all games per call. ``tests/members_only/test_vector_engine.py`` replays its games move by
 move on the reference engine, compiled and with ``NUMBA_DISABLE_JIT=1`` (the same code as plain
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from club_envs.members_only.compiled import compiled
 
 from club_envs.errors import IllegalActionError
 from club_envs.members_only import actions as A
@@ -150,7 +150,7 @@ def allocate_tables(num_games: int, num_players: int, given_heats: int = 0) -> T
 # --------------------------------------------------------------------------- rules, one each
 
 
-@njit(cache=True)
+@compiled
 def refill_chips(t: Tables, g: int, n: int) -> None:
     """Start of a heat, rule 1: every player who holds one chip or none gets all 5 chips back
     (4 single + 1 double); everyone else keeps what they still have."""
@@ -160,24 +160,26 @@ def refill_chips(t: Tables, g: int, n: int) -> None:
             t.chips[g, seat, 1] = DOUBLE_CHIPS
 
 
-@njit(cache=True)
+@compiled
 def shuffle_deck(t: Tables, g: int) -> None:
     """All 65 cards in a uniformly random order (Fisher-Yates on the game's generator)."""
     deck = t.deck[g]
-    deck[:] = _FULL_DECK
+    for i in range(DECK_SIZE):
+        deck[i] = _FULL_DECK[i]
     for i in range(DECK_SIZE - 1, 0, -1):
         j = draw(t.rng, g, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
 
 
-@njit(cache=True)
+@compiled
 def deal_heat(t: Tables, r: Rules, g: int) -> None:
     """Start of a heat, rules 2-4, from the heat's deck order (the reference's ``deal_from_deck``):
     11/9/7 cards each (3/4/5 players) from the top, the next 2 face up into the display; the rest
     are out of play, unseen by anyone."""
     heat = t.heat[g]
     if heat <= t.given_heats[g]:
-        t.deck[g] = t.given_decks[g, heat - 1]
+        for i in range(DECK_SIZE):
+            t.deck[g, i] = t.given_decks[g, heat - 1, i]
     else:
         shuffle_deck(t, g)
     deck = t.deck[g]
@@ -188,43 +190,44 @@ def deal_heat(t: Tables, r: Rules, g: int) -> None:
             t.hands[g, seat, deck[i]] += 1
         t.hand_sizes[g, seat] = size
     t.face_up[g] = 0
+    t.display[g] = 0
     for i in range(n * size, n * size + FACE_UP_CARDS):
         t.face_up[g, deck[i]] += 1
-    t.display[g] = t.face_up[g]
+        t.display[g, deck[i]] += 1
 
 
-@njit(cache=True)
+@compiled
 def first_start_player(t: Tables, r: Rules, g: int) -> int:
     """Start player of heat 1. **Ruling R2**: seat 0, unless the ``random_start_player`` option."""
     return draw(t.rng, g, r.num_players) if r.random_start_player else 0
 
 
-@njit(cache=True)
+@compiled
 def next_start_player(start_player: int, num_players: int) -> int:
     """Each later heat is started by the player to the left (next seat clockwise)."""
     return (start_player + 1) % num_players
 
 
-@njit(cache=True)
+@compiled
 def category_count(display: np.ndarray, category: int) -> int:
     """The count of a category: its uncancelled normal cards (max(0, normal - NO!))."""
     return max(0, display[category] - display[NUM_CATEGORIES + category])
 
 
-@njit(cache=True)
+@compiled
 def waiting_no_cards(display: np.ndarray, category: int) -> int:
     """NO! cards in the display with no normal card to cancel yet."""
     return max(0, display[NUM_CATEGORIES + category] - display[category])
 
 
-@njit(cache=True)
+@compiled
 def bet_is_correct(space: int, count: int) -> bool:
     """"k or less" is correct when count <= k; "k or more" when count >= k."""
     threshold = _THRESHOLD[space]
     return count <= threshold if _AT_MOST[space] else count >= threshold
 
 
-@njit(cache=True)
+@compiled
 def chip_multiplier(chip: int, risk: int) -> int:
     """1 single, 2 double, 2 single on the risk marker, **3** double on the risk marker."""
     if risk:
@@ -232,7 +235,7 @@ def chip_multiplier(chip: int, risk: int) -> int:
     return 2 if chip else 1
 
 
-@njit(cache=True)
+@compiled
 def settle_heat(t: Tables, r: Rules, g: int) -> None:
     """Settlement: a correct chip scores reward x multiplier on its category track (capped at 10,
     the excess lost) and returns to its owner; a wrong chip is removed from the game. The board is
@@ -255,7 +258,7 @@ def settle_heat(t: Tables, r: Rules, g: int) -> None:
         t.board_risk[g, spot] = 0
 
 
-@njit(cache=True)
+@compiled
 def game_is_over(t: Tables, g: int, n: int) -> bool:
     """After settlement: the game ends when every one of the 5 tracks has at least one marker (of
     any player) at 5 or more."""
@@ -269,7 +272,7 @@ def game_is_over(t: Tables, g: int, n: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@compiled
 def final_score(t: Tables, g: int, seat: int) -> int:
     """A player's score: the sum of their markers at 5 or more; markers at 1-4 count nothing."""
     total = 0
@@ -280,7 +283,7 @@ def final_score(t: Tables, g: int, seat: int) -> int:
     return total
 
 
-@njit(cache=True)
+@compiled
 def winners_of(t: Tables, g: int, n: int, out: np.ndarray) -> None:
     """Highest score wins. **Ruling R5**: equal scores share the win. ``out[seat]``: a winner."""
     best = -1
@@ -293,7 +296,7 @@ def winners_of(t: Tables, g: int, n: int, out: np.ndarray) -> None:
 # --------------------------------------------------------------------------- heat structure
 
 
-@njit(cache=True)
+@compiled
 def start_heat(t: Tables, r: Rules, g: int) -> None:
     """Heat start: the start player moves clockwise (after heat 1), chips are refilled, the cards
     dealt; the first round begins with the start player."""
@@ -312,7 +315,7 @@ def start_heat(t: Tables, r: Rules, g: int) -> None:
     t.current[g] = t.start[g]
 
 
-@njit(cache=True)
+@compiled
 def reset_game(t: Tables, r: Rules, g: int, start_player: int) -> None:
     """A new game at table ``g``: full chips, empty tracks and board, heat 1 dealt. A
     ``start_player`` below 0 draws heat 1's start player by :func:`first_start_player`."""
@@ -329,7 +332,7 @@ def reset_game(t: Tables, r: Rules, g: int, start_player: int) -> None:
     start_heat(t, r, g)
 
 
-@njit(cache=True)
+@compiled
 def end_turn(t: Tables, r: Rules, g: int) -> None:
     """Play goes clockwise from the start player; after the last revealing round the heat ends
     (every player holds 3 cards) and the discards begin. **Ruling R4**: players choose their
@@ -347,14 +350,14 @@ def end_turn(t: Tables, r: Rules, g: int) -> None:
     t.current[g] = (t.start[g] + t.turn[g]) % n
 
 
-@njit(cache=True)
+@compiled
 def end_game(t: Tables, g: int, reason: int) -> None:
     t.phase[g] = OVER
     t.current[g] = NO_SEAT
     t.reason[g] = reason
 
 
-@njit(cache=True)
+@compiled
 def end_heat(t: Tables, r: Rules, g: int) -> None:
     """After every discard: the kept cards go to the display, the heat is settled, and the game
     ends (every track claimed; or **ruling R6**, the ``max_heats`` safety net, a truncation) or the
@@ -379,7 +382,7 @@ def end_heat(t: Tables, r: Rules, g: int) -> None:
 # --------------------------------------------------------------------------- turns
 
 
-@njit(cache=True)
+@compiled
 def place_bet(t: Tables, r: Rules, g: int, seat: int, action: int) -> None:
     """A turn **may** place one chip on an empty space. In the first round of a heat the chip goes
     on the player's risk marker and no cards are revealed. **Ruling R3**: the risk marker can only
@@ -397,7 +400,7 @@ def place_bet(t: Tables, r: Rules, g: int, seat: int, action: int) -> None:
         t.phase[g] = REVEAL
 
 
-@njit(cache=True)
+@compiled
 def reveal_card(t: Tables, r: Rules, g: int, seat: int, card: int) -> None:
     """A turn **must** reveal 2 cards from hand into the display (one decision per card; both reach
     the display together after the second, and the hand's public size drops then)."""
@@ -415,7 +418,7 @@ def reveal_card(t: Tables, r: Rules, g: int, seat: int, card: int) -> None:
     end_turn(t, r, g)
 
 
-@njit(cache=True)
+@compiled
 def discard_card(t: Tables, r: Rules, g: int, seat: int, card: int) -> None:
     """End of the heat: each player secretly discards 1 of their 3 cards (out of play, never
     counted); the other 2 go to the display once everyone has chosen."""
@@ -427,7 +430,7 @@ def discard_card(t: Tables, r: Rules, g: int, seat: int, card: int) -> None:
         end_heat(t, r, g)
 
 
-@njit(cache=True)
+@compiled
 def apply_action(t: Tables, r: Rules, g: int, action: int) -> None:
     """Play a legal ``action`` for game ``g``'s player to move."""
     seat = t.current[g]
@@ -443,16 +446,19 @@ def apply_action(t: Tables, r: Rules, g: int, action: int) -> None:
 # --------------------------------------------------------------------------- legal actions
 
 
-@njit(cache=True)
+@compiled
 def is_legal(t: Tables, g: int, action: int) -> bool:
     """A bet needs an empty space and a chip of its kind in hand; "no bet" is always allowed; a
     reveal or discard needs the card in hand. Nothing is legal once the game is over."""
+    # Plain ifs: numba compiles ``return a and b`` over array reads into a much slower path.
     phase = t.phase[g]
     seat = t.current[g]
     if phase == BET:
         if action == A.NO_BET:
             return True
-        if action < 0 or action >= A.NUM_BETS or t.board_owner[g, action >> 1] != NO_SEAT:
+        if action < 0 or action >= A.NUM_BETS:
+            return False
+        if t.board_owner[g, action >> 1] != NO_SEAT:
             return False
         return t.chips[g, seat, action & 1] > 0
     if phase == REVEAL:
@@ -461,10 +467,12 @@ def is_legal(t: Tables, g: int, action: int) -> bool:
         card = action - A.DISCARD_BASE
     else:
         return False
-    return 0 <= card < NUM_CARD_TYPES and t.hands[g, seat, card] > 0
+    if card < 0 or card >= NUM_CARD_TYPES:
+        return False
+    return t.hands[g, seat, card] > 0
 
 
-@njit(cache=True)
+@compiled
 def legal_mask(t: Tables, g: int, out: np.ndarray) -> None:
     """Game ``g``'s legal actions as flags in ``out`` (length NUM_ACTIONS; all False once over)."""
     out[:] = False
@@ -486,14 +494,14 @@ def legal_mask(t: Tables, g: int, out: np.ndarray) -> None:
 # --------------------------------------------------------------------------- all games at once
 
 
-@njit(cache=True)
+@compiled
 def reset_games(t: Tables, r: Rules, which: np.ndarray, start_players: np.ndarray) -> None:
     for g in range(which.shape[0]):
         if which[g]:
             reset_game(t, r, g, start_players[g])
 
 
-@njit(cache=True)
+@compiled
 def first_illegal(t: Tables, actions: np.ndarray) -> int:
     """The first game still playing whose action is illegal, or -1."""
     for g in range(actions.shape[0]):
@@ -502,7 +510,7 @@ def first_illegal(t: Tables, actions: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True)
+@compiled
 def step_games(t: Tables, r: Rules, actions: np.ndarray) -> None:
     """Every game still playing takes its (legal) action; finished games are left as they are."""
     for g in range(actions.shape[0]):
@@ -510,13 +518,13 @@ def step_games(t: Tables, r: Rules, actions: np.ndarray) -> None:
             apply_action(t, r, g, actions[g])
 
 
-@njit(cache=True)
+@compiled
 def legal_masks(t: Tables, out: np.ndarray) -> None:
     for g in range(out.shape[0]):
         legal_mask(t, g, out[g])
 
 
-@njit(cache=True)
+@compiled
 def score_all(t: Tables, r: Rules, scores: np.ndarray, winners: np.ndarray) -> None:
     """Every game's current scores (N, n) and who leads or has won (N, n flags)."""
     for g in range(scores.shape[0]):

@@ -11,7 +11,7 @@ reveal, and the public state.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from club_envs.members_only.compiled import compiled
 
 from club_envs.members_only.engine import OVER
 from club_envs.members_only.observer import S, SIZE, SLICES, SPOT_FEATURES, observation_scales
@@ -52,7 +52,7 @@ _SCORES = SLICES["scores"].start
 _REWARDS = SLICES["rewards"].start
 
 
-@njit(cache=True)
+@compiled
 def turn_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
     """num_players, seats_present, heat, round, phase, start_player and current_player."""
     n = r.num_players
@@ -68,7 +68,7 @@ def turn_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
     v[_START_PLAYER + (t.start[g] - me) % n] = 1
 
 
-@njit(cache=True)
+@compiled
 def card_slices(t: Tables, g: int, me: int, v: np.ndarray) -> None:
     """pending_reveal (only on the seat's own turn), own_discard, hand, unseen, display, face_up,
     counts and waiting_no."""
@@ -89,7 +89,7 @@ def card_slices(t: Tables, g: int, me: int, v: np.ndarray) -> None:
         v[_WAITING + category] = waiting_no_cards(t.display[g], category)
 
 
-@njit(cache=True)
+@compiled
 def seat_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
     """revealed_by, chips, hand_sizes, tracks, track_scoring, category_claimed and scores, per
     seat clockwise from ``me`` (padding seats stay 0)."""
@@ -110,7 +110,7 @@ def seat_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
                 v[_SCORES + rel] += value
 
 
-@njit(cache=True)
+@compiled
 def board_slice(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
     """Per betting space: the owner one-hot by relative seat, double chip, on the risk marker."""
     for spot in range(NUM_SPOTS):
@@ -122,10 +122,10 @@ def board_slice(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
             v[base + S + 1] = t.board_risk[g, spot]
 
 
-@njit(cache=True)
-def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
-    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
-    v = np.zeros(SIZE, np.int64)
+@compiled
+def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
+    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g`` (``v``: room for
+    one observation's whole numbers, int64)."""
     for g in range(seats.shape[0]):
         me = seats[g]
         v[:] = 0
@@ -149,6 +149,7 @@ class VectorObserver:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._scale = observation_scales(config)
+        self._values = np.zeros(SIZE, np.int64)
 
     def observe(self, games, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """(N, SIZE) ``float32``: each game's observation for ``seats[g]`` (default: the player to
@@ -158,5 +159,5 @@ class VectorObserver:
         seats = np.asarray(seats, dtype=np.int64)
         if out is None:
             out = np.empty((games.num_games, SIZE), np.float32)
-        observe_all(games.tables, games.rules, seats, self._scale, out)
+        observe_all(games.tables, games.rules, seats, self._scale, self._values, out)
         return out

@@ -11,7 +11,7 @@ decks instead.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from club_envs.members_only.compiled import compiled
 
 _13, _7, _17 = np.uint64(13), np.uint64(7), np.uint64(17)
 
@@ -24,7 +24,7 @@ def seed_states(seed: int | None, count: int) -> np.ndarray:
     return states
 
 
-@njit(cache=True)
+@compiled
 def draw(states: np.ndarray, g: int, bound: int) -> int:
     """A whole number in ``0 .. bound - 1`` from game ``g``'s generator (advanced in place). The
     modulo bias of a 64-bit draw is below 1e-17 for the bounds used here (at most 101)."""

@@ -2,10 +2,10 @@
 
 One seat per game, written into one row per game of an ``(N, SIZE)`` ``float32`` array. The layout
 and the scales are the reference observer's (``LAYOUT``, ``SLICES``, ``observation_scales``): each
-slice's whole numbers are written first, then multiplied by the scales in ``float32``, the way the
-reference makes its floats, so both give the same bytes for the same seat's view. The seat reads
-only what its view holds (docs/rules/members_only.md, section 9): its own hand, discard and pending
-reveal, and the public state.
+slice's whole numbers are written first (exact in ``float32``), then multiplied by the scales in
+``float32``, the way the reference makes its floats, so both give the same bytes for the same
+seat's view. The seat reads only what its view holds (docs/rules/members_only.md, section 9): its
+own hand, discard and pending reveal, and the public state.
 """
 
 from __future__ import annotations
@@ -123,11 +123,12 @@ def board_slice(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
 
 
 @compiled
-def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, v: np.ndarray, out: np.ndarray) -> None:
-    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g`` (``v``: room for
-    one observation's whole numbers, int64)."""
+def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
+    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``. The slices write
+    their whole numbers into the row (exact in ``float32``), then one multiply by the scales."""
     for g in range(seats.shape[0]):
         me = seats[g]
+        v = out[g]
         v[:] = 0
         turn_slices(t, r, g, me, v)
         card_slices(t, g, me, v)
@@ -136,7 +137,7 @@ def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, v: np
         for space in range(r.rewards.shape[0]):
             v[_REWARDS + space] = r.rewards[space]
         for i in range(SIZE):
-            out[g, i] = np.float32(v[i]) * scale[i]
+            v[i] *= scale[i]
 
 
 class VectorObserver:
@@ -149,7 +150,6 @@ class VectorObserver:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._scale = observation_scales(config)
-        self._values = np.zeros(SIZE, np.int64)
 
     def observe(self, games, seats: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """(N, SIZE) ``float32``: each game's observation for ``seats[g]`` (default: the player to
@@ -159,5 +159,5 @@ class VectorObserver:
         seats = np.asarray(seats, dtype=np.int64)
         if out is None:
             out = np.empty((games.num_games, SIZE), np.float32)
-        observe_all(games.tables, games.rules, seats, self._scale, self._values, out)
+        observe_all(games.tables, games.rules, seats, self._scale, out)
         return out

@@ -17,21 +17,27 @@ from club_envs.members_only.vector_rng import draw
 
 
 @compiled
+def random_action(t: Tables, g: int, states: np.ndarray, mask: np.ndarray) -> int:
+    """A uniformly random legal action of game ``g`` (still playing), drawn from ``states[g]``
+    (``mask``: room for one legal mask, NUM_ACTIONS bools)."""
+    legal_mask(t, g, mask)
+    legal = 0
+    for action in range(A.NUM_ACTIONS):
+        legal += mask[action]
+    pick = draw(states, g, legal)
+    for action in range(A.NUM_ACTIONS):
+        if mask[action]:
+            if pick == 0:
+                return action
+            pick -= 1
+    return -1
+
+
+@compiled
 def random_actions(t: Tables, states: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
-    """``out[g]``: a uniformly random legal action of game ``g`` (-1 for a finished game), drawn
-    from ``states[g]`` (``mask``: room for one legal mask, NUM_ACTIONS bools)."""
+    """``out[g]``: :func:`random_action` of every game (-1 for a finished game)."""
     for g in range(out.shape[0]):
         if t.phase[g] == OVER:
             out[g] = -1
-            continue
-        legal_mask(t, g, mask)
-        legal = 0
-        for action in range(A.NUM_ACTIONS):
-            legal += mask[action]
-        pick = draw(states, g, legal)
-        for action in range(A.NUM_ACTIONS):
-            if mask[action]:
-                if pick == 0:
-                    out[g] = action
-                    break
-                pick -= 1
+        else:
+            out[g] = random_action(t, g, states, mask)

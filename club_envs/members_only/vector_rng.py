@@ -16,10 +16,11 @@ from club_envs.members_only.compiled import compiled
 _13, _7, _17 = np.uint64(13), np.uint64(7), np.uint64(17)
 
 
-def seed_states(seed: int | None, count: int) -> np.ndarray:
+def seed_states(seed: int | np.random.SeedSequence | None, count: int) -> np.ndarray:
     """``count`` generator states from ``seed`` (``None``: fresh entropy), none of them zero (the
     one state xorshift never leaves)."""
-    states = np.random.SeedSequence(seed).generate_state(count, np.uint64)
+    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    states = sequence.generate_state(count, np.uint64)
     states[states == 0] = 1
     return states
 

@@ -11,6 +11,10 @@ the ratio, at 3, 4 and 5 players, in two ways:
   every decision (the reference: ``legal_mask()`` and ``Observer.observe``; the batched engine:
   ``legal_masks`` and ``VectorObserver.observe`` for all games).
 
+Then, as a learner sees it (4 players, random opponents, random legal learner moves): learner
+steps per CPU-second of ``gymnasium.make("club_envs/MembersOnly-v0")`` beside
+``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` with ``--games`` games.
+
 The batched engine steps ``--games`` games per call and starts a new game wherever one ended.
 Compilation happens (or is loaded from numba's cache) before the timing. Each timer runs in
 several short rounds, interleaved, and its best round is kept.
@@ -24,7 +28,10 @@ import argparse
 import random
 import time
 
+import gymnasium
 import numpy as np
+
+import club_envs  # noqa: F401  (registers the environment ids)
 
 from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
@@ -79,6 +86,47 @@ def batched_rate(config: Config, num_games: int, seconds: float, observe: bool) 
     return decisions / (time.process_time() - cpu_start)
 
 
+def one_game_env_rate(num_players: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make`` with random opponents, random legal
+    learner moves."""
+    env = gymnasium.make("club_envs/MembersOnly-v0", num_players=num_players, opponents="random")
+    rng = np.random.default_rng(0)
+    steps = episodes = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        _, info = env.reset(seed=episodes)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(legal[rng.integers(len(legal))])
+            done = terminated or truncated
+            steps += 1
+        episodes += 1
+    return steps / (time.process_time() - cpu_start)
+
+
+def vector_env_rate(num_players: int, num_envs: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make_vec(..., "vector_entry_point")``: the
+    learner asks for ``action_masks()`` as a learner would, and the compiled random player picks
+    its legal moves."""
+    envs = gymnasium.make_vec(
+        "club_envs/MembersOnly-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+        num_players=num_players, opponents="random",
+    )
+    envs.reset(seed=0)
+    states = seed_states(2, num_envs)
+    actions = np.empty(num_envs, np.int64)
+    scratch = np.empty(A.NUM_ACTIONS, np.bool_)
+    steps = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        envs.action_masks()
+        random_actions(envs.games.tables, states, scratch, actions)
+        envs.step(actions)
+        steps += num_envs
+    return steps / (time.process_time() - cpu_start)
+
+
 def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=256, help="games stepped per call by the batched engine (default 256)")
@@ -97,10 +145,20 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
                 rates[0] = max(rates[0], reference_rate(config, args.seconds, observe))
                 rates[1] = max(rates[1], batched_rate(config, args.games, args.seconds, observe))
 
+    env_rates = [0.0, 0.0]
+    vector_env_rate(4, 4, 0.0)
+    for _ in range(args.rounds):
+        env_rates[0] = max(env_rates[0], one_game_env_rate(4, args.seconds))
+        env_rates[1] = max(env_rates[1], vector_env_rate(4, args.games, args.seconds))
+
     print(f"\nMembers Only, random legal play, decisions per CPU-second ({args.games} batched games)")
     print(f"{'players':<8} {'what is timed':<22} {'reference':>12} {'batched':>14} {'ratio':>8}")
     for (n, mode), (reference, batched) in best.items():
         print(f"{n:<8} {mode:<22} {reference:>12,.0f} {batched:>14,.0f} {batched / reference:>7.1f}x")
+    print(f"\nlearner steps per CPU-second, 4 players, opponents='random', random legal learner moves")
+    print(f"{'gymnasium.make (one game)':<38} {env_rates[0]:>12,.0f}")
+    print(f"{f'gymnasium.make_vec ({args.games} games)':<38} {env_rates[1]:>12,.0f} {env_rates[1] / env_rates[0]:>7.1f}x")
+    best[(4, "env")] = env_rates
     return {key: (r, b) for key, (r, b) in best.items()}
 
 

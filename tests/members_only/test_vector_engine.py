@@ -21,11 +21,12 @@ import pytest
 
 from club_envs.errors import IllegalActionError
 from club_envs.members_only import actions as A
-from club_envs.members_only.engine import State, deal_from_deck
+from club_envs.members_only.engine import State
 from club_envs.members_only.observer import LAYOUT, SLICES, Observer
-from club_envs.members_only.rules import Config, full_deck
+from club_envs.members_only.rules import Config
 from club_envs.members_only.vector_engine import VectorGames
 from club_envs.members_only.vector_observer import VectorObserver
+from tests.members_only.helpers import random_decks, reference_game
 
 LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
 NO_JIT = numba.config.DISABLE_JIT
@@ -40,20 +41,6 @@ CASES = {
     # A reward table of its own, a random start player and a short safety net (truncations).
     "4p-variant": Config(num_players=4, rewards=(7, 0, 2, 1, 1, 2, 0, 9), max_heats=3, random_start_player=True),
 }
-
-
-def random_decks(rng: np.random.Generator, count: int, heats: int) -> np.ndarray:
-    deck = np.broadcast_to(np.array(full_deck(), np.int8), (count, heats, len(full_deck())))
-    return rng.permuted(deck, axis=2)
-
-
-def reference_game(config: Config, decks: np.ndarray, start_player: int) -> State:
-    deals = []
-    for deck in decks:
-        hands, face_up, out_of_play = deal_from_deck(deck.tolist(), config)
-        deals.append({"hands": hands, "face_up": face_up, "out_of_play": out_of_play})
-    deals[0]["start_player"] = start_player
-    return State(config, deals=deals)
 
 
 def first_difference(batched: np.ndarray, reference: np.ndarray) -> str:

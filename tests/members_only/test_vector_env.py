@@ -14,7 +14,7 @@ from club_envs.members_only import gym_env
 from club_envs.members_only.gym_env import MembersOnlyGymEnv
 from club_envs.members_only.vector_env import MembersOnlyVectorEnv
 from club_envs.members_only.vector_rng import draw, seed_states
-from tests.members_only.test_vector_engine import random_decks, reference_game
+from tests.members_only.helpers import random_decks, reference_game
 
 
 def make(num_envs: int, **kwargs) -> MembersOnlyVectorEnv:
@@ -41,6 +41,13 @@ def test_make_vec_returns_the_batched_environment_with_masks_that_always_hold_a_
             assert (info["_final_obs"] == done).all() and all(o.shape == obs[0].shape for o in info["final_obs"][done])
             finished += done.sum()
     assert finished > 16
+
+
+def test_a_random_seat_changes_from_game_to_game():
+    envs = make(64, num_players=5, seat="random")
+    obs, info = envs.reset(seed=1)
+    assert set(info["seat"].tolist()) == set(range(5))
+    assert (envs.games.current_player == info["seat"]).all()
 
 
 def test_the_sync_mode_still_gives_one_game_environments():

@@ -111,23 +111,20 @@ def opponents_move(t: Tables, r: Rules, g: int, seats: np.ndarray, states: np.nd
 
 
 @compiled
-def learners_move(t: Tables, r: Rules, actions: np.ndarray, seats: np.ndarray, states: np.ndarray, mask: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray, rewards: np.ndarray) -> None:
-    """Every game plays its learner's (legal) action, then its opponents; ``rewards[g]``: the
-    learner's reward for the whole step."""
-    for g in range(actions.shape[0]):
-        heat = t.heat[g]
-        apply_action(t, r, g, actions[g])
-        rewards[g] = move_reward(t, r, g, seats[g], heat, reward_mode, heat_shaping, winners)
-        rewards[g] += opponents_move(t, r, g, seats, states, mask, reward_mode, heat_shaping, winners)
-
-
-@compiled
-def opening_moves(t: Tables, r: Rules, which: np.ndarray, seats: np.ndarray, states: np.ndarray, mask: np.ndarray, winners: np.ndarray) -> None:
-    """The opponents' moves before the learner's first turn in the new games ``which`` (nothing
-    can be scored before the first settlement)."""
+def play_turns(t: Tables, r: Rules, which: np.ndarray, learners: bool, actions: np.ndarray, seats: np.ndarray, states: np.ndarray, mask: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray, rewards: np.ndarray) -> None:
+    """In every game of ``which``: the learner's (legal) action if ``learners`` (otherwise a new
+    game: the opponents' moves before the learner's first turn), then the opponents' until the
+    learner's next turn; ``rewards[g]``: the learner's reward for it all. (One function for both,
+    so the turn's code is compiled once.)"""
     for g in range(which.shape[0]):
-        if which[g]:
-            opponents_move(t, r, g, seats, states, mask, WIN, 0.0, winners)
+        if not which[g]:
+            continue
+        rewards[g] = 0.0
+        if learners:
+            heat = t.heat[g]
+            apply_action(t, r, g, actions[g])
+            rewards[g] = move_reward(t, r, g, seats[g], heat, reward_mode, heat_shaping, winners)
+        rewards[g] += opponents_move(t, r, g, seats, states, mask, reward_mode, heat_shaping, winners)
 
 
 class MembersOnlyVectorEnv(VectorEnv):
@@ -172,6 +169,10 @@ class MembersOnlyVectorEnv(VectorEnv):
         self._mask = np.zeros(A.NUM_ACTIONS, np.bool_)
         self._winners = np.zeros(n, np.bool_)
         self._rewards = np.zeros(self.num_envs, np.float64)
+        # The opening moves score nothing: no heat is settled before the learner's first turn.
+        self._opening_rewards = np.zeros(self.num_envs, np.float64)
+        self._everywhere = np.ones(self.num_envs, np.bool_)
+        self._no_actions = np.zeros(self.num_envs, np.int64)
         self._obs = np.zeros((self.num_envs, SIZE), np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -183,16 +184,13 @@ class MembersOnlyVectorEnv(VectorEnv):
         self._states[:] = seed_states(moves, self.num_envs)
         everywhere = np.ones(self.num_envs, np.bool_)
         self._seat_games(everywhere)
-        opening_moves(self.games.tables, self.games.rules, everywhere, self.seats, self._states, self._mask, self._winners)
+        self._play(everywhere, learners=False, actions=self._no_actions, rewards=self._opening_rewards)
         return self.observer.observe(self.games, self.seats, self._obs).copy(), {"seat": self.seats.copy()}
 
     def step(self, actions: Any):
         actions = self._check_actions(actions)
         games = self.games
-        learners_move(
-            games.tables, games.rules, actions, self.seats, self._states, self._mask,
-            self.reward_mode, self.heat_shaping, self._winners, self._rewards,
-        )
+        self._play(self._everywhere, learners=True, actions=actions, rewards=self._rewards)
         terminated, truncated = games.is_terminal.copy(), games.is_truncated.copy()
         obs = self.observer.observe(games, self.seats, self._obs)
         info: dict[str, Any] = {}
@@ -205,7 +203,7 @@ class MembersOnlyVectorEnv(VectorEnv):
             info = {"final_obs": final_obs, "_final_obs": done, "final_info": {"scores": scores, "_scores": done}}
             games.reset_games(done)
             self._seat_games(done)
-            opening_moves(games.tables, games.rules, done, self.seats, self._states, self._mask, self._winners)
+            self._play(done, learners=False, actions=self._no_actions, rewards=self._opening_rewards)
             obs = self.observer.observe(games, self.seats, self._obs)
         info["seat"] = self.seats.copy()
         return obs.copy(), self._rewards.copy(), terminated, truncated, info
@@ -213,6 +211,13 @@ class MembersOnlyVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """(N, 101) bool: the learner's legal actions in every game."""
         return self.games.legal_masks().copy()
+
+    def _play(self, which: np.ndarray, learners: bool, actions: np.ndarray, rewards: np.ndarray) -> None:
+        games = self.games
+        play_turns(
+            games.tables, games.rules, which, learners, actions, self.seats, self._states, self._mask,
+            self.reward_mode, self.heat_shaping, self._winners, rewards,
+        )
 
     def _seat_games(self, which: np.ndarray) -> None:
         if self.seat_option == "random":

@@ -46,7 +46,15 @@ from club_envs.members_only.env import REWARD_MODES
 from club_envs.members_only.observer import SIZE
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 from club_envs.members_only.vector_bots import random_action
-from club_envs.members_only.vector_engine import Rules, Tables, VectorGames, apply_action, final_score, first_illegal, winners_of
+from club_envs.members_only.vector_engine import (
+    Rules,
+    Tables,
+    VectorGames,
+    apply_action,
+    final_score,
+    first_illegal,
+    winners_of,
+)
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_rng import seed_states
 
@@ -77,7 +85,9 @@ def end_reward(t: Tables, r: Rules, g: int, seat: int, reward_mode: int, winners
 
 
 @compiled
-def move_reward(t: Tables, r: Rules, g: int, seat: int, heat_before: int, reward_mode: int, heat_shaping: float, winners: np.ndarray) -> float:
+def move_reward(
+    t: Tables, r: Rules, g: int, seat: int, heat_before: int, reward_mode: int, heat_shaping: float, winners: np.ndarray
+) -> float:
     """The learner's reward from one move of game ``g``: nothing unless the move settled a heat;
     then ``heat_shaping`` x (its points minus the mean of the others'), plus :func:`end_reward` if
     the game ended."""
@@ -98,7 +108,10 @@ def move_reward(t: Tables, r: Rules, g: int, seat: int, heat_before: int, reward
 
 
 @compiled
-def opponents_move(t: Tables, r: Rules, g: int, seats: np.ndarray, states: np.ndarray, mask: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray) -> float:
+def opponents_move(
+    t: Tables, r: Rules, g: int, seats: np.ndarray, states: np.ndarray, mask: np.ndarray,
+    reward_mode: int, heat_shaping: float, winners: np.ndarray,
+) -> float:
     """Random opponents move in game ``g`` until the learner's turn or the end; returns the
     learner's reward meanwhile."""
     seat = seats[g]
@@ -111,7 +124,11 @@ def opponents_move(t: Tables, r: Rules, g: int, seats: np.ndarray, states: np.nd
 
 
 @compiled
-def play_turns(t: Tables, r: Rules, which: np.ndarray, learners: bool, actions: np.ndarray, seats: np.ndarray, states: np.ndarray, mask: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray, rewards: np.ndarray) -> None:
+def play_turns(
+    t: Tables, r: Rules, which: np.ndarray, learners: bool, actions: np.ndarray, seats: np.ndarray,
+    states: np.ndarray, mask: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray,
+    rewards: np.ndarray,
+) -> None:
     """In every game of ``which``: the learner's (legal) action if ``learners`` (otherwise a new
     game: the opponents' moves before the learner's first turn), then the opponents' until the
     learner's next turn; ``rewards[g]``: the learner's reward for it all. (One function for both,
@@ -144,7 +161,9 @@ class MembersOnlyVectorEnv(VectorEnv):
         reward_mode: str = "win",
         heat_shaping: float = 0.0,
     ) -> None:
-        self.config = Config(num_players=num_players, rewards=rewards, max_heats=max_heats, random_start_player=random_start_player)
+        self.config = Config(
+            num_players=num_players, rewards=rewards, max_heats=max_heats, random_start_player=random_start_player
+        )
         n = self.num_players = self.config.num_players
         if not isinstance(opponents, str) or opponents not in OPPONENTS:
             raise ConfigError(

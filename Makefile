@@ -29,6 +29,7 @@ lint: $(STAMP)
 # Environment speed, then the training loop against its own ceiling (a few minutes).
 bench: $(STAMP)
 	$(PY) benchmarks/bench_envs.py
+	$(PY) benchmarks/bench_vector_engine.py
 	$(PY) benchmarks/bench_training.py
 
 # The site in site/: the generated tables rewritten from the code, then a strict build (a broken

@@ -5,6 +5,8 @@ Importing the package registers every environment with Gymnasium and with Pettin
 * ``pettingzoo.make("aec", "club_envs/members_only-v0", num_players=4)``
 * ``pettingzoo.make("aec", "club_envs/arkham_decoders-v0", num_players=5)``
 * ``gymnasium.make("club_envs/MembersOnly-v0", num_players=4, opponents="random")``
+* ``gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=256, vectorization_mode="vector_entry_point",
+  num_players=4, opponents="random")`` (the batched engine)
 * ``gymnasium.make("club_envs/ArkhamDecoders-v0", num_players=5, role="black_man")``
 
 The environment modules are imported lazily, so ``import club_envs`` stays cheap.
@@ -21,6 +23,10 @@ _GYM_IDS = {
     "club_envs/MembersOnly-v0": "club_envs.members_only.gym_env:MembersOnlyGymEnv",
     "club_envs/ArkhamDecoders-v0": "club_envs.arkham_decoders.gym_env:ArkhamDecodersGymEnv",
 }
+# Batched implementations: gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point", ...).
+_VECTOR_ENTRY_POINTS = {
+    "club_envs/MembersOnly-v0": "club_envs.members_only.vector_env:MembersOnlyVectorEnv",
+}
 _AEC_IDS = {
     "club_envs/members_only-v0": "club_envs.members_only_v0:env",
     "club_envs/arkham_decoders-v0": "club_envs.arkham_decoders_v0:env",
@@ -33,7 +39,12 @@ def _register() -> None:
 
     for env_id, entry_point in _GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True)
+            gymnasium.register(
+                id=env_id,
+                entry_point=entry_point,
+                vector_entry_point=_VECTOR_ENTRY_POINTS.get(env_id),
+                disable_env_checker=True,
+            )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # re-import after reload must not warn about overriding
         for env_id, entry_point in _AEC_IDS.items():

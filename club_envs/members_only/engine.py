@@ -106,7 +106,13 @@ def deal_heat(rng: np.random.Generator, config: Config) -> tuple[list[list[int]]
     face up; the rest are out of play, unseen by anyone."""
     deck = full_deck()
     order = rng.permutation(len(deck))
-    cards = [deck[i] for i in order]
+    return deal_from_deck([deck[i] for i in order], config)
+
+
+def deal_from_deck(cards: Sequence[int], config: Config) -> tuple[list[list[int]], list[int], list[int]]:
+    """The deal of a shuffled deck (the 65 card types in dealing order): consecutive hands of
+    11/9/7 cards from the top, the next 2 face up, the rest out of play. The batched engine deals
+    its decks the same way, so a deck order fixes the same heat in both engines."""
     size = config.hand_size
     n = config.num_players
     hands = [sorted(cards[i * size : (i + 1) * size]) for i in range(n)]

@@ -91,7 +91,11 @@ SIZE = max(s.stop for s in SLICES.values())
 _INV_COPIES = tuple(1.0 / c for c in COPIES_PER_TYPE)
 
 
-def _scales(max_heats: int, top_reward: int) -> np.ndarray:
+def observation_scales(config: Config) -> np.ndarray:
+    """The ``float32`` factor of every entry (1 / its largest value; 1 for one-hots and flags):
+    an observation is its whole numbers times these. Shared with the batched observer, which must
+    produce the same floats."""
+    max_heats, top_reward = config.max_heats, max(max(config.rewards), 1)
     per_slice = {
         "heat": (1.0 / max_heats,),
         "hand": _INV_COPIES,
@@ -178,7 +182,7 @@ class Observer:
         self.config = config
         n = self.num_players = config.num_players
         top_reward = max(max(config.rewards), 1)
-        self._scale = _scales(config.max_heats, top_reward)
+        self._scale = observation_scales(config)
         # Heats and rewards beyond a byte are written as floats after the multiply.
         self._heat_in_bytes = config.max_heats <= 255
         self._rewards_in_bytes = top_reward <= 255

@@ -1,11 +1,13 @@
-"""Hand-set Members Only positions for the rule tests."""
+"""Hand-set Members Only positions for the rule tests, and shared deals for the batched engine's tests."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 from club_envs.members_only import actions as A
-from club_envs.members_only.engine import BET, DISCARD, REVEAL, State
+from club_envs.members_only.engine import BET, DISCARD, REVEAL, State, deal_from_deck
 from club_envs.members_only.rules import Config, full_deck, parse_card
 
 
@@ -80,3 +82,19 @@ def play_default(state: State, until=lambda s: False, bets=None, reveals=None, d
             card = wanted if wanted is not None and hand[wanted] else max(c for c in range(10) if hand[c])
             action = A.encode_discard(card)
         state.apply_action(action)
+
+
+def random_decks(rng: np.random.Generator, count: int, heats: int) -> np.ndarray:
+    """(count, heats, 65) shuffled decks: one deck order per game and heat."""
+    deck = np.broadcast_to(np.array(full_deck(), np.int8), (count, heats, len(full_deck())))
+    return rng.permuted(deck, axis=2)
+
+
+def reference_game(config: Config, decks: np.ndarray, start_player: int) -> State:
+    """A reference game dealt from one game's decks (heat by heat), as the batched engine deals them."""
+    deals = []
+    for deck in decks:
+        hands, face_up, out_of_play = deal_from_deck(deck.tolist(), config)
+        deals.append({"hands": hands, "face_up": face_up, "out_of_play": out_of_play})
+    deals[0]["start_player"] = start_player
+    return State(config, deals=deals)

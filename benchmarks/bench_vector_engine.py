@@ -1,0 +1,166 @@
+"""How much faster is the batched Members Only engine than the reference engine?
+
+Plays uniformly random legal games on both engines in the same run and prints decisions per
+CPU-second (``time.process_time``, so other work on a shared machine does not distort them) and
+the ratio, at 3, 4 and 5 players, in two ways:
+
+* **engine**: legal actions and moves only (the reference: ``legal_actions()`` and
+  ``apply_action``, as ``bench_envs.py``'s raw engine; the batched engine: its compiled random
+  player and ``step``);
+* **engine + observation**: also the legal mask and the observation of the player to move at
+  every decision (the reference: ``legal_mask()`` and ``Observer.observe``; the batched engine:
+  ``legal_masks`` and ``VectorObserver.observe`` for all games).
+
+Then, as a learner sees it (4 players, random opponents, random legal learner moves): learner
+steps per CPU-second of ``gymnasium.make("club_envs/MembersOnly-v0")`` beside
+``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` with ``--games`` games.
+
+The batched engine steps ``--games`` games per call and starts a new game wherever one ended.
+Compilation happens (or is loaded from numba's cache) before the timing. Each timer runs in
+several short rounds, interleaved, and its best round is kept.
+
+    python benchmarks/bench_vector_engine.py [--games 256] [--seconds 1] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import gymnasium
+import numpy as np
+
+import club_envs  # noqa: F401  (registers the environment ids)
+
+from club_envs.members_only import actions as A
+from club_envs.members_only.engine import State
+from club_envs.members_only.observer import Observer
+from club_envs.members_only.rules import PLAYER_COUNTS, Config
+from club_envs.members_only.vector_bots import random_actions
+from club_envs.members_only.vector_engine import VectorGames
+from club_envs.members_only.vector_observer import VectorObserver
+from club_envs.members_only.vector_rng import seed_states
+
+
+def reference_rate(config: Config, seconds: float, observe: bool) -> float:
+    """Decisions per CPU-second of the reference engine, one game after another."""
+    rng = random.Random(0)
+    observer = Observer(config)
+    out = np.empty(observer.size, np.float32)
+    decisions = games = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        state = State(config, seed=games)
+        while not state.is_over:
+            if observe:
+                state.legal_mask()
+                observer.observe(state.player_view(state.current_player), out)
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+            decisions += 1
+        games += 1
+    return decisions / (time.process_time() - cpu_start)
+
+
+def batched_rate(config: Config, num_games: int, seconds: float, observe: bool) -> float:
+    """Decisions per CPU-second of the batched engine, ``num_games`` at a time."""
+    games = VectorGames(config, num_games, seed=0)
+    observer = VectorObserver(config)
+    out = np.empty((num_games, observer.size), np.float32)
+    states = seed_states(1, num_games)
+    actions = np.empty(num_games, np.int64)
+    scratch = np.empty(A.NUM_ACTIONS, np.bool_)
+    decisions = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        if observe:
+            games.legal_masks()
+            observer.observe(games, out=out)
+        random_actions(games.tables, states, scratch, actions)
+        games.step(actions)
+        decisions += num_games
+        over = games.is_over
+        if over.any():
+            games.reset_games(over)
+    return decisions / (time.process_time() - cpu_start)
+
+
+def one_game_env_rate(num_players: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make`` with random opponents, random legal
+    learner moves."""
+    env = gymnasium.make("club_envs/MembersOnly-v0", num_players=num_players, opponents="random")
+    rng = np.random.default_rng(0)
+    steps = episodes = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        _, info = env.reset(seed=episodes)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(legal[rng.integers(len(legal))])
+            done = terminated or truncated
+            steps += 1
+        episodes += 1
+    return steps / (time.process_time() - cpu_start)
+
+
+def vector_env_rate(num_players: int, num_envs: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make_vec(..., "vector_entry_point")``: the
+    learner asks for ``action_masks()`` as a learner would, and the compiled random player picks
+    its legal moves."""
+    envs = gymnasium.make_vec(
+        "club_envs/MembersOnly-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+        num_players=num_players, opponents="random",
+    )
+    envs.reset(seed=0)
+    states = seed_states(2, num_envs)
+    actions = np.empty(num_envs, np.int64)
+    scratch = np.empty(A.NUM_ACTIONS, np.bool_)
+    steps = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        envs.action_masks()
+        random_actions(envs.games.tables, states, scratch, actions)
+        envs.step(actions)
+        steps += num_envs
+    return steps / (time.process_time() - cpu_start)
+
+
+def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, float]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=256, help="games stepped per call by the batched engine (default 256)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one timing round (default 1)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per timer; best kept (default 3)")
+    args = parser.parse_args(argv)
+
+    for n in PLAYER_COUNTS:  # compile (or load the cache) before any timing
+        batched_rate(Config(num_players=n), 4, 0.0, observe=True)
+    best: dict[tuple[int, str], list[float]] = {}
+    for _ in range(args.rounds):
+        for n in PLAYER_COUNTS:
+            config = Config(num_players=n)
+            for mode, observe in (("engine", False), ("engine + observation", True)):
+                rates = best.setdefault((n, mode), [0.0, 0.0])
+                rates[0] = max(rates[0], reference_rate(config, args.seconds, observe))
+                rates[1] = max(rates[1], batched_rate(config, args.games, args.seconds, observe))
+
+    env_rates = [0.0, 0.0]
+    vector_env_rate(4, 4, 0.0)
+    for _ in range(args.rounds):
+        env_rates[0] = max(env_rates[0], one_game_env_rate(4, args.seconds))
+        env_rates[1] = max(env_rates[1], vector_env_rate(4, args.games, args.seconds))
+
+    print(f"\nMembers Only, random legal play, decisions per CPU-second ({args.games} batched games)")
+    print(f"{'players':<8} {'what is timed':<22} {'reference':>12} {'batched':>14} {'ratio':>8}")
+    for (n, mode), (reference, batched) in best.items():
+        print(f"{n:<8} {mode:<22} {reference:>12,.0f} {batched:>14,.0f} {batched / reference:>7.1f}x")
+    print(f"\nlearner steps per CPU-second, 4 players, opponents='random', random legal learner moves")
+    print(f"{'gymnasium.make (one game)':<38} {env_rates[0]:>12,.0f}")
+    print(f"{f'gymnasium.make_vec ({args.games} games)':<38} {env_rates[1]:>12,.0f} {env_rates[1] / env_rates[0]:>7.1f}x")
+    best[(4, "env")] = env_rates
+    return {key: (r, b) for key, (r, b) in best.items()}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Batched opponents for :mod:`club_envs.members_only.vector_engine`: moves for every game in one call.
+
+``random_actions`` is the ``random`` bot of :mod:`club_envs.members_only.bots` for N games at once:
+a uniformly random legal action for each game's player to move, drawn from a generator per game
+(:mod:`club_envs.members_only.vector_rng`), so a game's moves depend on its own seed only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from club_envs.members_only.compiled import compiled
+
+from club_envs.members_only import actions as A
+from club_envs.members_only.engine import OVER
+from club_envs.members_only.vector_engine import Tables, legal_mask
+from club_envs.members_only.vector_rng import draw
+
+
+@compiled
+def random_action(t: Tables, g: int, states: np.ndarray, mask: np.ndarray) -> int:
+    """A uniformly random legal action of game ``g`` (still playing), drawn from ``states[g]``
+    (``mask``: room for one legal mask, NUM_ACTIONS bools)."""
+    legal_mask(t, g, mask)
+    legal = 0
+    for action in range(A.NUM_ACTIONS):
+        legal += mask[action]
+    pick = draw(states, g, legal)
+    for action in range(A.NUM_ACTIONS):
+        if mask[action]:
+            if pick == 0:
+                return action
+            pick -= 1
+    return -1
+
+
+@compiled
+def random_actions(t: Tables, states: np.ndarray, mask: np.ndarray, out: np.ndarray) -> None:
+    """``out[g]``: :func:`random_action` of every game (-1 for a finished game)."""
+    for g in range(out.shape[0]):
+        if t.phase[g] == OVER:
+            out[g] = -1
+        else:
+            out[g] = random_action(t, g, states, mask)

@@ -161,3 +161,18 @@ def test_finished_games_leave_memory_but_not_the_database(tmp_path):
         state = client.get(f"/api/games/{gid}").json()
         assert state["abandoned"] and "Record saved" in state["moves_html"]
     assert len(app.state.live) == 2
+
+
+def test_an_ended_game_whose_file_is_missing_gets_it_back_at_the_next_start(tmp_path):
+    app = create_app(tmp_path / "records")
+    client = browser(app)
+    gid = new_game(client)
+    client.post(f"/api/games/{gid}/quit")
+    row = app.state.store.game(gid)
+    path = tmp_path / "records" / row.record_name
+    assert row.record_name == records.file_name("members_only", row.started_at, gid)
+    assert records.load(path)["game_id"] == gid
+    path.unlink()  # as if the server had stopped between the commit and the file
+    create_app(tmp_path / "records")
+    assert records.load(path) == row.record
+    assert [p.name for p in (tmp_path / "records").iterdir()] == [row.record_name]

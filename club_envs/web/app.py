@@ -37,7 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from club_envs.study import routes as study_routes
-from club_envs.web import admin, crash, play, results
+from club_envs.web import admin, play, results
 from club_envs.web.errors import ApiError
 from club_envs.web.pages import api_error, http_error, malformed
 from club_envs.web.security import DEFAULT_BODY_LIMIT, BodyLimit, SameOrigin, SecurityHeaders
@@ -92,8 +92,6 @@ def create_app(
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts or list(LOCAL_HOSTS))
     app.add_middleware(BodyLimit, limit=body_limit)
     app.add_middleware(SecurityHeaders)
-    if crash.armed("response_sent"):  # the durability tests only
-        app.add_middleware(crash.AfterResponse)
     app.add_exception_handler(ApiError, api_error)
     app.add_exception_handler(RequestValidationError, malformed)
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -7,10 +7,10 @@ in the order a move passes them:
 
 * ``move_stored`` -- the moves of a game still playing are committed to the database;
 * ``finish_committed`` -- the commit that ends a game (its status and record) is done;
-* ``record_written`` -- the record file of an ended game is in the records folder;
-* ``response_sent`` -- the answer to a request that changed a game has left the server.
+* ``record_written`` -- the record file of an ended game is in the records folder.
 
-Only ``tests/play/test_web_crashes.py`` sets the variable; the server never does.
+The last point of all, the answer sent, needs no hook: the test kills the server from outside
+once it holds the answer. Only ``tests/play/test_web_crashes.py`` sets the variable.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from typing import Any
 
-POINTS = ("move_stored", "finish_committed", "record_written", "response_sent")
+POINTS = ("move_stored", "finish_committed", "record_written")
 VARIABLE = "CLUB_ENVS_CRASH_AT"
 
 
@@ -48,30 +47,3 @@ def reached(point: str) -> None:
         if _seen == _TARGET[1]:
             os.kill(os.getpid(), signal.SIGKILL)
 
-
-def armed(point: str) -> bool:
-    """Whether the server is asked to die at ``point`` (so that :class:`AfterResponse` is needed)."""
-    return _TARGET is not None and _TARGET[0] == point
-
-
-class AfterResponse:
-    """ASGI middleware, installed only when ``response_sent`` is armed: reaches that point once
-    the whole answer to a POST has been handed to the connection."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
-        sent = False
-
-        async def sending(message: Any) -> None:
-            nonlocal sent
-            await send(message)
-            sent = sent or (message["type"] == "http.response.body" and not message.get("more_body"))
-
-        await self.app(scope, receive, sending)
-        if sent:
-            reached("response_sent")

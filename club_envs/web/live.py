@@ -115,7 +115,8 @@ class LiveGames:
                                  name, record)
         entry.saved_moves = len(g.move_log)
         if not g.over:
-            crash.reached("move_stored")
+            if new:
+                crash.reached("move_stored")
             return
         crash.reached("finish_committed")
         g.saved_path = record_io.write(record, self.settings.records_dir / name)

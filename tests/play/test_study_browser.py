@@ -6,21 +6,15 @@ export holds every game of every participant exactly once, and every record repl
 from __future__ import annotations
 
 import csv
-import os
 import random
-import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 import yaml
 from playwright.sync_api import sync_playwright
 
 from club_envs import records
+from tests.play.server_process import Server, free_port
 from tests.play.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED
 
 pytestmark = pytest.mark.browser
@@ -38,46 +32,6 @@ STUDY = {
          "opponents": {"leader": "random", "member": "random", "investigator": "heuristic"}},
     ],
 }
-
-
-class Server:
-    """``club-envs study`` in its own process, so that it can be killed like a crashed server."""
-
-    def __init__(self, study: Path, records_dir: Path, port: int) -> None:
-        self.command = [str(Path(sys.executable).parent / "club-envs"), "study", str(study), "--port", str(port),
-                        "--records", str(records_dir)]
-        self.base = f"http://127.0.0.1:{port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 120  # a start-up guard, not a measurement
-        while True:
-            assert self.process.poll() is None, self.process.stderr.read().decode()
-            try:
-                with urllib.request.urlopen(self.base + "/study", timeout=5) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the study server did not start"
-            time.sleep(0.2)
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=30)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def state(page) -> str:

@@ -13,6 +13,7 @@ from itertools import pairwise
 import pytest
 import yaml
 
+from club_envs import records
 from club_envs.cli import main
 from club_envs.study import plan as plans
 from club_envs.study.plan import StudyFileError, balanced_latin_square
@@ -201,6 +202,19 @@ def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_pat
     assert by[("ak_black_man", "black_man")].games + by[("ak_black_man", "black_man")].unfinished == 3
     assert main(["report", str(tmp_path / "records"), "--no-chart", "--csv", str(tmp_path / "r.csv")]) == 0
     assert "By condition and role" in capsys.readouterr().out
+    # a record copied under another name: the files count it once and say so; the database is unmoved
+    first = next((tmp_path / "records").glob("*.json"))
+    (tmp_path / "records" / "copy.json").write_bytes(first.read_bytes())
+    assert main(["report", str(tmp_path / "records"), "--no-chart", "--csv", str(tmp_path / "r.csv")]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("5 finished human games read from 7 files; 1 unfinished")
+    assert f"counted once: game {records.load(first)['game_id']} is in 2 files" in text and "copy.json" in text
+    from club_envs.study.report import rows_from_files
+
+    assert rows_from_files([tmp_path / "records"]) == condition_rows(g.record for g in app.state.store.games())
+    out = tmp_path / "export2"
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), "--export", str(out)]) == 0
+    assert len(list(csv.DictReader((out / "outcomes.csv").open()))) == 6
 
 
 def test_generated_codes_are_made_once_and_kept(tmp_path):

@@ -20,6 +20,7 @@ from club_envs.store import Store, default_url
 from club_envs.web.auth import Auth
 from club_envs.web.live import LiveGames
 from club_envs.web.settings import Settings
+from club_envs.web.throttle import Throttle
 
 
 @dataclass
@@ -33,11 +34,12 @@ class Server:
     study: Any = None  # a club_envs.study.plan.StudyPlan: free play is off, participants play its schedule
 
     @classmethod
-    def open(cls, settings: Settings, *, database: str | None, agents_dir: Any, study: Any) -> Server:
+    def open(cls, settings: Settings, *, database: str | None, agents_dir: Any, study: Any,
+             throttle: Throttle | None = None) -> Server:
         """The state of a server: the database (default: SQLite beside the records folder) with
         its keys, the study's participants registered in it, and every ended game's record file."""
         store = Store(database or default_url(settings.records_dir))
-        auth = Auth.from_store(store, study)
+        auth = Auth.from_store(store, study, throttle)
         catalogue = AgentCatalogue(agents_dir)
         if study is not None:
             store.ensure_participants(study.codes)

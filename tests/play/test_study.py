@@ -233,3 +233,15 @@ def test_generated_codes_are_made_once_and_kept(tmp_path):
     app = create_app(tmp_path / "records", study=plan)
     client = enter(app, codes[3])
     assert "0</b> of <b>2</b> games played" in client.get("/study").text
+
+
+def test_the_documented_study_is_sound_with_generated_codes_and_its_own_seeds_per_condition(tmp_path):
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "studies.md").read_text(encoding="utf-8")
+    example = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "pilot.yaml").write_text(example)
+    plan = plans.load(tmp_path / "pilot.yaml")
+    assert plan.generate_codes == 12
+    seeds = [seed for c in plan.conditions for seed in (c.seeds or [])]
+    assert seeds and len(seeds) == len(set(seeds))  # no deal met twice by one participant

@@ -17,7 +17,7 @@ from club_envs.agents.policy import PolicyFileError, load_policy_file, save_poli
 from club_envs.agents.registry import load as load_agent
 from club_envs.cli import main
 from club_envs.games import load_game
-from club_envs.limits import count_nodes, nesting_depth
+from club_envs.limits import count_nodes, nesting_depth, read_yaml
 from club_envs.training import config as configs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,6 +123,9 @@ BOMB = """game:
     ("game: !!python/object/apply:os.system [echo]", "not valid YAML .*constructor"),
     ("game: {name: members_only, num_players: 4}\n---\nseed: 1", "more than one YAML document"),
     ("game: {name: members_only\n  num_players: [4\n", r"not valid YAML .*line 2"),
+    ("game: {name: members_only, num_players: 4}\nseed: 1\nseed: 2\n",
+     r"not valid YAML \(duplicate key 'seed' \(first at line 2\) at line 3"),
+    ("game: {name: members_only, num_players: 4, num_players: 5}\n", "duplicate key 'num_players'"),
 ])
 def test_a_hostile_config_is_one_short_config_file_error(tmp_path, text, problem):
     path = tmp_path / "bad.yaml"
@@ -266,6 +269,19 @@ def test_a_study_file_alias_bomb_is_one_study_file_error(tmp_path):
     path.write_text(BOMB.replace("game:\n  name: members_only\n  num_players: 4\n  options:\n", "conditions:\n"))
     with pytest.raises(StudyFileError, match="study.yaml: (holds more than|uses more than)"):
         load(path)
+
+
+def test_a_study_file_naming_a_key_twice_is_refused_and_yaml_merges_still_work(tmp_path):
+    from club_envs.study.plan import StudyFileError, load
+
+    condition = "{name: mo, game: members_only, players: 3, opponents: random}"
+    path = tmp_path / "study.yaml"
+    path.write_text(f"name: a\nparticipants: 2\nconditions: [{condition}]\nparticipants: 3\n")
+    with pytest.raises(StudyFileError, match="duplicate key 'participants' \\(first at line 2\\) at line 4"):
+        load(path)
+    # a merge key repeats no key, and a key after it overrides the merged one, as YAML says
+    path.write_text("base: &b {game: members_only, players: 3}\nmine: {<<: *b, players: 4}\n")
+    assert read_yaml(path, StudyFileError, "study file")["mine"] == {"game": "members_only", "players": 4}
 
 
 @pytest.mark.parametrize("argv", [

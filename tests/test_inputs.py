@@ -262,6 +262,24 @@ def test_resume_with_a_damaged_state_file_is_one_line_and_changes_nothing(tmp_pa
     assert sorted((p.name, p.stat().st_mtime_ns) for p in run.iterdir()) == before
 
 
+@pytest.mark.parametrize("content, problem", [
+    ("[" * 100_000, "pool.json: not a self-play pool file (it nests deeper"),
+    ("[1, 2", "pool.json: not a self-play pool file (Expecting"),
+    ('{"members": [{"id": "x", "kind": "snapshot", "path": "../../secret.pt", "games": 0, "learner_wins": 0}]}',
+     "pool.json: not a self-play pool file; it holds"),
+    ('{"members": [{"id": "bot:random", "kind": "bot", "name": "random", "games": "3", "learner_wins": 0}]}',
+     "pool.json: not a self-play pool file; it holds"),
+    ('{"members": {"id": 1}}', "pool.json: not a self-play pool file; it holds"),
+])
+def test_resume_with_a_damaged_pool_file_is_one_line(tmp_path, capsys, content, problem):
+    run = tmp_path / "run"
+    (run / "pool" / "player").mkdir(parents=True)
+    (run / "config.yaml").write_text("game: {name: members_only, num_players: 4}\n")
+    (run / "pool" / "player" / "pool.json").write_text(content)
+    assert main(["train", "--resume", str(run), "--no-progress"]) == 2
+    assert problem in one_error_line(capsys, "train")
+
+
 def test_a_study_file_alias_bomb_is_one_study_file_error(tmp_path):
     from club_envs.study.plan import StudyFileError, load
 

@@ -76,6 +76,36 @@ def test_numbers_outside_the_schema_ranges_are_refused(tmp_path):
             records.validate(bad)
 
 
+def test_game_options_stop_where_records_do_so_every_game_can_be_saved():
+    from club_envs.arkham_decoders import bots as ak_bots
+    from club_envs.arkham_decoders.match import play_match as ak_match
+    from club_envs.arkham_decoders.rules import MAX_INSANITY_PENALTY
+    from club_envs.arkham_decoders.rules import Config as AkConfig
+    from club_envs.errors import ConfigError
+    from club_envs.members_only import bots as mo_bots
+    from club_envs.members_only.match import play_match as mo_match
+    from club_envs.members_only.rules import MAX_RECORD_INT
+    from club_envs.members_only.rules import Config as MoConfig
+
+    with pytest.raises(ConfigError, match=r"max_heats=9223372036854775808 is not allowed; expected a whole number 1\.\."):
+        MoConfig(max_heats=2**63)
+    with pytest.raises(ConfigError, match=r"rewards\['<=1'\]=9223372036854775808: expected a whole number 0\.\."):
+        MoConfig(rewards=[2**63] + [1] * 7)
+    with pytest.raises(ConfigError, match=r"insanity_penalty=1152921504606846977 is not allowed"):
+        AkConfig(insanity_penalty=MAX_INSANITY_PENALTY + 1)
+    # at the largest values allowed, the games' records still validate
+    config = MoConfig(num_players=3, rewards=[MAX_RECORD_INT] * 8, max_heats=MAX_RECORD_INT)
+    records.validate(mo_match(config, [mo_bots.make_agent("random", config, seed=s) for s in range(3)], seed=2))
+    for seed in range(6):
+        config = AkConfig(num_players=6, insanity_penalty=MAX_INSANITY_PENALTY)
+        record = ak_match(config, [ak_bots.make_agent("random", config, seed=s) for s in range(6)], seed=seed)
+        records.validate(record)
+        if min(record["result"]["scores"]) < -MAX_INSANITY_PENALTY:  # a penalty was taken: the hard case
+            break
+    else:
+        pytest.fail("no seeded game took the insanity penalty")
+
+
 def test_report_names_a_bad_file_skips_it_and_goes_on(tmp_path, capsys):
     from club_envs.members_only.match import play_match
     from club_envs.members_only.rules import Config

@@ -245,3 +245,18 @@ def test_the_documented_study_is_sound_with_generated_codes_and_its_own_seeds_pe
     assert plan.generate_codes == 12
     seeds = [seed for c in plan.conditions for seed in (c.seeds or [])]
     assert seeds and len(seeds) == len(set(seeds))  # no deal met twice by one participant
+
+
+def test_export_and_csv_paths_are_checked_before_anything_is_written(tmp_path, study_file, capsys):
+    a_file = tmp_path / "taken"
+    a_file.write_text("not a folder")
+    records = tmp_path / "records"
+    for argv, problem in (
+        (["--export", str(a_file)], f"--export {a_file}: is a file; give a folder"),
+        (["--export", str(a_file / "out")], f"--export {a_file / 'out'}: {a_file} is a file"),
+        (["--report", "--csv", str(tmp_path)], f"--csv {tmp_path}: is a folder; give a file name"),
+    ):
+        assert main(["study", str(study_file), "--records", str(records), *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"club-envs study: error: {problem}")
+    assert not records.exists() and not records.with_name("records.sqlite").exists()

@@ -19,12 +19,14 @@ def free_port() -> int:
 
 
 class Server:
-    """The study server on a free loopback port; ``env`` adds variables to its environment."""
+    """The study server on a free loopback port, on ``database`` (default: SQLite beside the
+    records); ``env`` adds variables to its environment."""
 
-    def __init__(self, study: Path, records_dir: Path, port: int | None = None) -> None:
+    def __init__(self, study: Path, records_dir: Path, port: int | None = None, database: str | None = None) -> None:
         port = port or free_port()
+        self.database = ["--database", database] if database else []
         self.command = [str(Path(sys.executable).parent / "club-envs"), "study", str(study), "--port", str(port),
-                        "--records", str(records_dir)]
+                        "--records", str(records_dir), *self.database]
         self.base = f"http://127.0.0.1:{port}"
         self.process: subprocess.Popen | None = None
 

@@ -19,6 +19,7 @@ from club_envs.study import plan as plans
 from club_envs.study.plan import StudyFileError, balanced_latin_square
 from club_envs.study.report import condition_rows
 from club_envs.web.app import create_app
+from tests.play.databases import cli_args
 from tests.play.web_client import browser
 
 STUDY = {
@@ -43,8 +44,8 @@ def study_file(tmp_path):
 
 
 @pytest.fixture
-def app(tmp_path, study_file):
-    return create_app(tmp_path / "records", study=plans.load(study_file))
+def app(tmp_path, study_file, database):
+    return create_app(tmp_path / "records", study=plans.load(study_file), database=database)
 
 
 def enter(app, code: str, consent: bool = True):
@@ -167,7 +168,7 @@ def test_participants_play_their_schedule_and_see_only_their_games(app, tmp_path
     assert first_view[0] == first_view[1]
 
 
-def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_path, study_file, capsys):
+def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_path, study_file, capsys, database):
     players = {code: enter(app, code) for code in ("alpha-1", "bravo-2", "charlie-3")}
     for i, (code, client) in enumerate(players.items()):
         gid = next_game(client)
@@ -188,11 +189,12 @@ def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_pat
     assert Counter(row["participant"] for row in rows) == {"alpha-1": 2, "bravo-2": 2, "charlie-3": 2}
     # the command-line export and report read the same database
     out = tmp_path / "export"
-    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), "--export", str(out)]) == 0
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), *cli_args(database),
+                 "--export", str(out)]) == 0
     exported = list(csv.DictReader((out / "outcomes.csv").open()))
     assert sorted(r["game_id"] for r in exported) == sorted(r["game_id"] for r in rows)
     assert len(list((out / "records").glob("*.json"))) == 6
-    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), "--report",
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), *cli_args(database), "--report",
                  "--baseline-games", "5"]) == 0
     text = capsys.readouterr().out
     assert "ak_black_man" in text and "black_man" in text and "heuristic n=5" in text
@@ -213,24 +215,25 @@ def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_pat
 
     assert rows_from_files([tmp_path / "records"]) == condition_rows(g.record for g in app.state.store.games())
     out = tmp_path / "export2"
-    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), "--export", str(out)]) == 0
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), *cli_args(database),
+                 "--export", str(out)]) == 0
     assert len(list(csv.DictReader((out / "outcomes.csv").open()))) == 6
 
 
-def test_generated_codes_are_made_once_and_kept(tmp_path):
+def test_generated_codes_are_made_once_and_kept(tmp_path, database):
     from club_envs.store import Store, default_url
 
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump({**STUDY, "participants": 4, "records": "records"}))
     for _ in range(2):
-        assert main(["study", str(path), "--export", str(tmp_path / "out")]) == 0
-    store = Store(default_url(tmp_path / "records"))
+        assert main(["study", str(path), *cli_args(database), "--export", str(tmp_path / "out")]) == 0
+    store = Store(database or default_url(tmp_path / "records"))
     codes = [code for code, _, _ in store.participants()]
     assert len(codes) == 4 and len(set(codes)) == 4
     assert all(code.startswith("P-") and len(code) == 12 for code in codes)
     plan = plans.load(path)
     plan.codes = codes
-    app = create_app(tmp_path / "records", study=plan)
+    app = create_app(tmp_path / "records", study=plan, database=database)
     client = enter(app, codes[3])
     assert "0</b> of <b>2</b> games played" in client.get("/study").text
 

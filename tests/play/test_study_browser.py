@@ -47,11 +47,11 @@ def begin(page, base: str, code: str) -> None:
     page.wait_for_selector(SETTLED)
 
 
-def test_three_participants_a_killed_server_and_a_complete_export(tmp_path):
+def test_three_participants_a_killed_server_and_a_complete_export(tmp_path, database):
     study = tmp_path / "study.yaml"
     study.write_text(yaml.safe_dump(STUDY))
     records_dir = tmp_path / "records"
-    server = Server(study, records_dir, free_port())
+    server = Server(study, records_dir, free_port(), database=database)
     server.start()
     try:
         with sync_playwright() as p:
@@ -114,8 +114,8 @@ def test_three_participants_a_killed_server_and_a_complete_export(tmp_path):
         server.stop()
 
     out = tmp_path / "export"
-    exporter = subprocess.run([*server.command[:3], "--records", str(records_dir), "--export", str(out)],
-                              capture_output=True, text=True, check=True)
+    export = [*server.command[:3], "--records", str(records_dir), *server.database, "--export", str(out)]
+    exporter = subprocess.run(export, capture_output=True, text=True, check=True)
     assert "6 games exported" in exporter.stdout
     rows = list(csv.DictReader((out / "outcomes.csv").open()))
     assert len(rows) == 6 and len({r["game_id"] for r in rows}) == 6  # every game exactly once

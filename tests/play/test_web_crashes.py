@@ -86,9 +86,9 @@ class Participant:
             return False
 
 
-def check_consistent(person: Participant, records_dir) -> list:
+def check_consistent(person: Participant, records_dir, database: str | None) -> list:
     """After a restart: each game once, ended games ended with one file, acknowledged moves kept."""
-    store = Store(default_url(records_dir))
+    store = Store(database or default_url(records_dir))
     try:
         games = store.games()
         assert len({(g.participant, g.slot) for g in games}) == len(games)
@@ -110,11 +110,11 @@ def check_consistent(person: Participant, records_dir) -> list:
         store.close()
 
 
-def test_a_server_killed_at_every_write_point_counts_every_game_once(tmp_path):
+def test_a_server_killed_at_every_write_point_counts_every_game_once(tmp_path, database):
     study = tmp_path / "study.yaml"
     study.write_text(yaml.safe_dump(STUDY))
     records_dir = tmp_path / "records"
-    server = Server(study, records_dir)
+    server = Server(study, records_dir, database=database)
     person = Participant(server.base)
     try:
         # killed by the server itself at a named point, each in a fresh process
@@ -123,24 +123,24 @@ def test_a_server_killed_at_every_write_point_counts_every_game_once(tmp_path):
             if number == 0:
                 person.enter()
             else:
-                check_consistent(person, records_dir)
+                check_consistent(person, records_dir, database)
             assert not person.play(), f"the server did not die at {point}"
             assert server.process.wait(timeout=30) == -9  # SIGKILL, at the point named
         # killed from outside just after an answer: mid-game, then after the answer that ends a game
         server.start()
-        check_consistent(person, records_dir)
+        check_consistent(person, records_dir, database)
         assert not person.play(stop_after=person.answers + 3)
         server.kill()
         server.start()
-        check_consistent(person, records_dir)
+        check_consistent(person, records_dir, database)
         ended = sum(state["finished"] for state in person.last.values())
         while sum(state["finished"] for state in person.last.values()) == ended:
             assert not person.play(stop_after=person.answers + 1)
         server.kill()
         server.start()
-        check_consistent(person, records_dir)
+        check_consistent(person, records_dir, database)
         assert person.play()  # and the rest of the study, to its end
-        games = check_consistent(person, records_dir)
+        games = check_consistent(person, records_dir, database)
     finally:
         server.stop()
 
@@ -148,8 +148,8 @@ def test_a_server_killed_at_every_write_point_counts_every_game_once(tmp_path):
     report = summarise([records_dir])
     assert report.files == 3 and report.human_games == 3 and not report.duplicates and not report.unreadable
     out = tmp_path / "export"
-    subprocess.run([*server.command[:3], "--records", str(records_dir), "--export", str(out)], check=True,
-                   capture_output=True)
+    subprocess.run([*server.command[:3], "--records", str(records_dir), *server.database, "--export", str(out)],
+                   check=True, capture_output=True)
     rows = list(csv.DictReader((out / "outcomes.csv").open()))
     assert sorted(r["game_id"] for r in rows) == sorted(g.id for g in games)
     assert all(r["status"] == "finished" for r in rows)

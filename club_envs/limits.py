@@ -113,12 +113,33 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping naming one key twice (plain PyYAML keeps the
+    last silently, so a setting written twice would quietly lose its first value)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # '<<: *base' merges keys, it repeats none
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: the constructor names it below
+                continue
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {one_line(repr(key), 60)} (first at line {first.start_mark.line + 1})",
+                    key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
 def read_yaml(path: str | Path, error: type[Exception], what: str, max_bytes: int = 2**20, max_depth: int = 16,
               max_values: int = 10_000, typical: str = "") -> Any:
-    """The one YAML document in ``path`` as plain data (``yaml.safe_load``), or ``error`` in one line.
+    """The one YAML document in ``path`` as plain data (PyYAML's safe loader), or ``error`` in one line.
 
     Refused: a file that :func:`read_bytes` refuses, text that is not UTF-8 YAML, more than one
-    document, nesting deeper than ``max_depth`` or more than ``max_values`` values once aliases are
+    document, a key given twice in one mapping, nesting deeper than ``max_depth`` or more than ``max_values`` values once aliases are
     expanded (an "alias bomb"), tags that would build Python objects, numbers Python will not
     convert. Depth and aliases are checked on the parser's event stream, before any object is
     built, so a hostile file costs no more than a valid one. ``typical`` ends the size messages.
@@ -151,7 +172,7 @@ def read_yaml(path: str | Path, error: type[Exception], what: str, max_bytes: in
                 if documents > 1:
                     problem = f"holds more than one YAML document; a {what} is one document"
                     break
-        raw = None if problem else yaml.safe_load(text)
+        raw = None if problem else yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         problem = f"not valid YAML ({_yaml_problem(exc)})"
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. a 5000-digit number, a date 2026-13-45

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -63,12 +64,42 @@ def validate(record: Any) -> None:
 def save(record: dict[str, Any], path: str | Path) -> Path:
     """Validate and write ``record`` as JSON; the parent folder is created if needed."""
     validate(record)
+    return write(record, path)
+
+
+def write(record: dict[str, Any], path: str | Path) -> Path:
+    """Write a record already validated: to a temporary file first, then renamed over ``path``, so
+    that ``path`` holds the whole record or none (or the previous one) whenever the writer stops."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)  # never leave half a record behind
     return path
+
+
+def file_name(game: str, started_at: str, game_id: str) -> str:
+    """The file name of a human game's record: the game, the time it started and its id, all fixed
+    when the game is dealt, so every write of one game's record goes to the same file."""
+    stamp = re.sub(r"[^0-9T]", "", started_at[:19])
+    return f"{game}_{stamp}_{game_id}.json"
+
+
+def game_key(record: dict[str, Any]) -> str | None:
+    """What makes two record files one game: its ``game_id`` (records of human games carry it).
+
+    Older records of human games have no ``game_id``; for them the game, seed, start time and the
+    person's seat (and study place) stand in, which a game keeps when a restarted server finishes
+    it again. Records of games between bots (no ``started_at``) have no key: each file is a game.
+    """
+    if isinstance(record.get("game_id"), str):
+        return record["game_id"]
+    if "started_at" not in record:
+        return None
+    tag = record.get("study") if isinstance(record.get("study"), dict) else {}
+    parts = (record.get("game"), record.get("seed"), record.get("started_at"), record.get("human_seat"),
+             tag.get("participant"), tag.get("game_number"))
+    return "|".join(str(p) for p in parts)
 
 
 def _finite(text: str) -> float:

@@ -1,8 +1,10 @@
 """Drawing a table for one seat: the part of ``render()`` that is the same for every game.
 
-The PettingZoo environments of both games draw through :class:`SeatRendering`, and the games'
-``render_text`` pick the view to draw with :func:`table_view`, so "whose view" means the same in
-every game: a seat, an agent name, ``"public"`` (the spectator: no hand) or the player to move.
+The PettingZoo environments of both games draw through :class:`SeatRendering`, their Gymnasium
+views through :class:`LearnerRendering`, and the games' ``render_text`` pick the view to draw with
+:func:`table_view`, so "whose view" means the same in every game: a seat, an agent name,
+``"public"`` (the spectator: no hand) or, by default, the player to move (PettingZoo) or the
+learner (Gymnasium).
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ from __future__ import annotations
 PUBLIC_VIEW = "public"  # the spectator's view in render(): what every seat knows
 
 
-def render_seat(seat, agents) -> int | str | None:
-    """``seat`` as a game's ``render_text`` takes it: ``None`` (the agent to move), ``"public"``, a
+def render_seat(seat, agents, default: str = "the agent to move") -> int | str | None:
+    """``seat`` as a game's ``render_text`` takes it: ``None`` (``default``), ``"public"``, a
     seat number or an agent name from ``agents``; anything else raises ``ConfigError`` naming the
     allowed values."""
     import numpy as np
@@ -24,7 +26,7 @@ def render_seat(seat, agents) -> int | str | None:
         return list(agents).index(seat)
     if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < len(agents):
         return int(seat)
-    raise ConfigError(f"render_seat={seat!r} is not allowed; expected None (the agent to move), "
+    raise ConfigError(f"render_seat={seat!r} is not allowed; expected None ({default}), "
                       f"{PUBLIC_VIEW!r} (a spectator), a seat 0..{len(agents) - 1} or an agent name "
                       f"({', '.join(agents)})")
 
@@ -77,3 +79,36 @@ class SeatRendering:
 
     def _render_seat(self, seat: int | str | None) -> int | str | None:
         return render_seat(seat, self.possible_agents)
+
+
+class LearnerRendering:
+    """``render()`` and ``render_for()`` of the Gymnasium views, the same for every game.
+
+    The environment provides ``render_mode``, ``render_seat`` (checked with
+    :meth:`_render_seat` when it is made), ``seat`` (the learner's, this episode), ``game``
+    (``None`` before ``reset``), ``num_players``, ``metadata`` and ``_draw``: its game's
+    ``render_text(state, seat)``.
+    """
+
+    def render(self) -> str | None:
+        """Draw the table as :attr:`render_seat` sees it: by default the learner's own seat; a
+        seat (``2`` or ``"player_2"``) follows another player, ``"public"`` draws what a spectator
+        sees (no hand). ``"ansi"`` returns the text, ``"human"`` prints it."""
+        if self.render_mode is None or self.game is None:
+            return None
+        text = self.render_for(self.render_seat)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def render_for(self, seat: int | str | None = None) -> str:
+        """The table as text from ``seat``'s view whatever the ``render_mode``: ``None`` the
+        learner, a seat number, an agent name (``"player_2"``) or ``"public"``."""
+        seat = self._render_seat(seat)
+        if self.game is None:
+            return f"{self.metadata.get('name', type(self).__name__)}: call reset() first"
+        return self._draw(self.game, self.seat if seat is None else seat)
+
+    def _render_seat(self, seat: int | str | None) -> int | str | None:
+        return render_seat(seat, [f"player_{i}" for i in range(self.num_players)], default="the learner")

@@ -14,20 +14,26 @@ Counting, so that the numbers mean what they say:
 * the agent's win share is per seat: an agent filling three seats of a game counts three seats.
   Seats of one game are not independent, so its interval is a little optimistic then;
 * intervals are 95% Wilson intervals (:func:`club_envs.stats.wilson_interval`);
-* unfinished (abandoned) games are counted apart and never scored.
+* unfinished (abandoned) games are counted apart and never scored;
+* a game is counted once however many files hold its record (:func:`unique_records`): a copy,
+  or a record written again by a server that finished the game a second time, is named in
+  ``report.duplicates`` instead.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from club_envs import records
 from club_envs.games import get_spec, load_game
+from club_envs.limits import read_bytes
 from club_envs.stats import wilson_interval
 
 HUMAN = "human"
@@ -106,6 +112,7 @@ class Report:
     unfinished: int = 0
     without_human: int = 0
     unreadable: list[str] = field(default_factory=list)  # one line per file skipped, naming it and why
+    duplicates: list[str] = field(default_factory=list)  # one line per game met in several files, naming them
 
 
 def record_files(paths: Iterable[str | Path], problems: list[str] | None = None) -> list[Path]:
@@ -131,6 +138,71 @@ def record_files(paths: Iterable[str | Path], problems: list[str] | None = None)
             raise FileNotFoundError(problem)
         problems.append(problem)
     return found
+
+
+@dataclass
+class _Copy:
+    """One file of a game met in several files: enough to choose one and to check it is unchanged."""
+
+    path: Path
+    digest: str
+    finished: bool
+    ended_at: str
+
+
+def _digest(record: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+
+def unique_records(files: Iterable[Path], problems: list[str], duplicates: list[str],
+                   ) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Every valid record among ``files`` (:func:`record_files`), one per game
+    (:func:`club_envs.records.game_key`).
+
+    Files that are not valid records (or whose ``human_seat`` cannot be trusted) go to ``problems``. When several files hold one game, one
+    is yielded -- the finished record that ended last, then the last file name -- and one line in
+    ``duplicates`` names the files and says whether their records were the same. The files are
+    read twice (first to find the games, then the chosen ones again), so that memory holds one
+    record at a time however large the folder.
+    """
+    games: dict[str, list[_Copy]] = {}
+    for path in files:
+        try:
+            record = records.load(path)
+            problem = human_seat_problem(record)
+            if problem is not None:
+                raise records.RecordError(f"{path}: {problem}")
+        except records.RecordError as exc:
+            problems.append(str(exc))
+            continue
+        key = records.game_key(record)
+        if key is None:
+            yield path, record
+            continue
+        games.setdefault(key, []).append(
+            _Copy(path, _digest(record), bool(record.get("result")), str(record.get("ended_at", ""))))
+    for key, copies in games.items():
+        chosen = max(copies, key=lambda c: (c.finished, c.ended_at, str(c.path)))
+        if len(copies) > 1:
+            duplicates.append(_duplicate_note(key, copies, chosen))
+        try:
+            data = read_bytes(chosen.path, records.MAX_BYTES, "record file", records.RecordError)
+            record = records.parse(data, source=str(chosen.path))
+            if _digest(record) != chosen.digest:  # changed since it was first read: check it again
+                record = records.load(chosen.path)
+        except records.RecordError as exc:
+            problems.append(str(exc))
+            continue
+        yield chosen.path, record
+
+
+def _duplicate_note(key: str, copies: list[_Copy], chosen: _Copy) -> str:
+    names = ", ".join(str(c.path) for c in copies)
+    game = f"game {key}" if "|" not in key else "one game"
+    if len({c.digest for c in copies}) == 1:
+        return f"{game} is in {len(copies)} files with the same record ({names}); counted once"
+    return (f"{game} is in {len(copies)} files with different records ({names}); counted once, "
+            f"from {chosen.path} (the finished record that ended last)")
 
 
 def human_seat_problem(record: dict[str, Any]) -> str | None:
@@ -161,18 +233,12 @@ def summarise(paths: Sequence[str | Path]) -> Report:
     report = Report()
     agent_rows: dict[tuple[str, str, str | None], AgentRow] = {}
     human_rows: dict[tuple[str, str | None], HumanRow] = {}
-    for path in record_files(paths, report.unreadable):
-        report.files += 1
+    files = record_files(paths, report.unreadable)
+    report.files = len(files)
+    for path, record in unique_records(files, report.unreadable, report.duplicates):
         try:
-            record = records.load(path)
-            problem = human_seat_problem(record)
-            if problem is not None:
-                raise records.RecordError(f"{path}: {problem}")
             humans = human_seats(record)
             rows = load_game(record["game"]).outcomes(record) if humans and record.get("result") else None
-        except records.RecordError as exc:
-            report.unreadable.append(str(exc))
-            continue
         except (ValueError, LookupError, TypeError, ArithmeticError) as exc:  # valid shape, impossible content
             report.unreadable.append(f"{path}: the record's result cannot be scored ({exc.__class__.__name__}: {exc})")
             continue
@@ -253,6 +319,8 @@ def format_table(report: Report) -> str:
     ]
     for problem in report.unreadable:
         lines.append(f"  unreadable: {problem}")
+    for note in report.duplicates:
+        lines.append(f"  counted once: {note}")
     if not report.agents:
         lines.append("no finished games against people yet")
         return "\n".join(lines)

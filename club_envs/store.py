@@ -220,6 +220,12 @@ class Store:
             row = s.scalars(select(GameRow).where(GameRow.record_name == name)).first()
             return _detach(row) if row is not None else None
 
+    def record_names(self) -> list[tuple[str, str]]:
+        """``(game id, record file name)`` of every game that has its record."""
+        query = select(GameRow.id, GameRow.record_name).where(GameRow.record_name.is_not(None))
+        with self._session() as s:
+            return [(gid, name) for gid, name in s.execute(query.order_by(GameRow.id))]
+
     def moves(self, game_id: str) -> list[tuple[int, int]]:
         with self._session() as s:
             rows = s.scalars(select(MoveRow).where(MoveRow.game_id == game_id).order_by(MoveRow.ply))

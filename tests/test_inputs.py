@@ -17,7 +17,7 @@ from club_envs.agents.policy import PolicyFileError, load_policy_file, save_poli
 from club_envs.agents.registry import load as load_agent
 from club_envs.cli import main
 from club_envs.games import load_game
-from club_envs.limits import count_nodes, nesting_depth
+from club_envs.limits import count_nodes, nesting_depth, read_yaml
 from club_envs.training import config as configs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,6 +76,36 @@ def test_numbers_outside_the_schema_ranges_are_refused(tmp_path):
             records.validate(bad)
 
 
+def test_game_options_stop_where_records_do_so_every_game_can_be_saved():
+    from club_envs.arkham_decoders import bots as ak_bots
+    from club_envs.arkham_decoders.match import play_match as ak_match
+    from club_envs.arkham_decoders.rules import MAX_INSANITY_PENALTY
+    from club_envs.arkham_decoders.rules import Config as AkConfig
+    from club_envs.errors import ConfigError
+    from club_envs.members_only import bots as mo_bots
+    from club_envs.members_only.match import play_match as mo_match
+    from club_envs.members_only.rules import MAX_RECORD_INT
+    from club_envs.members_only.rules import Config as MoConfig
+
+    with pytest.raises(ConfigError, match=r"max_heats=9223372036854775808 is not allowed; expected a whole number 1\.\."):
+        MoConfig(max_heats=2**63)
+    with pytest.raises(ConfigError, match=r"rewards\['<=1'\]=9223372036854775808: expected a whole number 0\.\."):
+        MoConfig(rewards=[2**63] + [1] * 7)
+    with pytest.raises(ConfigError, match=r"insanity_penalty=1152921504606846977 is not allowed"):
+        AkConfig(insanity_penalty=MAX_INSANITY_PENALTY + 1)
+    # at the largest values allowed, the games' records still validate
+    config = MoConfig(num_players=3, rewards=[MAX_RECORD_INT] * 8, max_heats=MAX_RECORD_INT)
+    records.validate(mo_match(config, [mo_bots.make_agent("random", config, seed=s) for s in range(3)], seed=2))
+    for seed in range(6):
+        config = AkConfig(num_players=6, insanity_penalty=MAX_INSANITY_PENALTY)
+        record = ak_match(config, [ak_bots.make_agent("random", config, seed=s) for s in range(6)], seed=seed)
+        records.validate(record)
+        if min(record["result"]["scores"]) < -MAX_INSANITY_PENALTY:  # a penalty was taken: the hard case
+            break
+    else:
+        pytest.fail("no seeded game took the insanity penalty")
+
+
 def test_report_names_a_bad_file_skips_it_and_goes_on(tmp_path, capsys):
     from club_envs.members_only.match import play_match
     from club_envs.members_only.rules import Config
@@ -123,6 +153,9 @@ BOMB = """game:
     ("game: !!python/object/apply:os.system [echo]", "not valid YAML .*constructor"),
     ("game: {name: members_only, num_players: 4}\n---\nseed: 1", "more than one YAML document"),
     ("game: {name: members_only\n  num_players: [4\n", r"not valid YAML .*line 2"),
+    ("game: {name: members_only, num_players: 4}\nseed: 1\nseed: 2\n",
+     r"not valid YAML \(duplicate key 'seed' \(first at line 2\) at line 3"),
+    ("game: {name: members_only, num_players: 4, num_players: 5}\n", "duplicate key 'num_players'"),
 ])
 def test_a_hostile_config_is_one_short_config_file_error(tmp_path, text, problem):
     path = tmp_path / "bad.yaml"
@@ -259,6 +292,24 @@ def test_resume_with_a_damaged_state_file_is_one_line_and_changes_nothing(tmp_pa
     assert sorted((p.name, p.stat().st_mtime_ns) for p in run.iterdir()) == before
 
 
+@pytest.mark.parametrize("content, problem", [
+    ("[" * 100_000, "pool.json: not a self-play pool file (it nests deeper"),
+    ("[1, 2", "pool.json: not a self-play pool file (Expecting"),
+    ('{"members": [{"id": "x", "kind": "snapshot", "path": "../../secret.pt", "games": 0, "learner_wins": 0}]}',
+     "pool.json: not a self-play pool file; it holds"),
+    ('{"members": [{"id": "bot:random", "kind": "bot", "name": "random", "games": "3", "learner_wins": 0}]}',
+     "pool.json: not a self-play pool file; it holds"),
+    ('{"members": {"id": 1}}', "pool.json: not a self-play pool file; it holds"),
+])
+def test_resume_with_a_damaged_pool_file_is_one_line(tmp_path, capsys, content, problem):
+    run = tmp_path / "run"
+    (run / "pool" / "player").mkdir(parents=True)
+    (run / "config.yaml").write_text("game: {name: members_only, num_players: 4}\n")
+    (run / "pool" / "player" / "pool.json").write_text(content)
+    assert main(["train", "--resume", str(run), "--no-progress"]) == 2
+    assert problem in one_error_line(capsys, "train")
+
+
 def test_a_study_file_alias_bomb_is_one_study_file_error(tmp_path):
     from club_envs.study.plan import StudyFileError, load
 
@@ -266,6 +317,19 @@ def test_a_study_file_alias_bomb_is_one_study_file_error(tmp_path):
     path.write_text(BOMB.replace("game:\n  name: members_only\n  num_players: 4\n  options:\n", "conditions:\n"))
     with pytest.raises(StudyFileError, match="study.yaml: (holds more than|uses more than)"):
         load(path)
+
+
+def test_a_study_file_naming_a_key_twice_is_refused_and_yaml_merges_still_work(tmp_path):
+    from club_envs.study.plan import StudyFileError, load
+
+    condition = "{name: mo, game: members_only, players: 3, opponents: random}"
+    path = tmp_path / "study.yaml"
+    path.write_text(f"name: a\nparticipants: 2\nconditions: [{condition}]\nparticipants: 3\n")
+    with pytest.raises(StudyFileError, match="duplicate key 'participants' \\(first at line 2\\) at line 4"):
+        load(path)
+    # a merge key repeats no key, and a key after it overrides the merged one, as YAML says
+    path.write_text("base: &b {game: members_only, players: 3}\nmine: {<<: *b, players: 4}\n")
+    assert read_yaml(path, StudyFileError, "study file")["mine"] == {"game": "members_only", "players": 4}
 
 
 @pytest.mark.parametrize("argv", [

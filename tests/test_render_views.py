@@ -83,3 +83,47 @@ def test_arkham_public_view_shows_no_hand_identity_or_grimoire():
     twin.identities = {seat: ("investigator" if who == "black_man" else "black_man")
                        for seat, who in game.identities.items()}
     assert render_text(twin, "public") == public
+
+
+GYM_IDS = {"members_only": ("club_envs/MembersOnly-v0", {"num_players": 4, "seat": "random"}),
+           "arkham_decoders": ("club_envs/ArkhamDecoders-v0", {"num_players": 5, "role": "any"})}
+
+
+def gym_played(game, **kwargs):
+    import gymnasium
+
+    name, options = GYM_IDS[game]
+    env = gymnasium.make(name, render_mode="ansi", **options, **kwargs)
+    _, info = env.reset(seed=4)
+    for _ in range(3):
+        _, _, done, _, info = env.step(int(info["action_mask"].nonzero()[0][0]))
+        if done:
+            break
+    return env
+
+
+@pytest.mark.parametrize("game", sorted(GYM_IDS))
+def test_the_gymnasium_view_draws_the_learner_by_default_and_any_view_on_request(game):
+    env = gym_played(game)
+    inner = env.unwrapped
+    learner = inner.seat
+    assert env.render() == inner.render_for(None) == inner.render_for(learner)
+    assert env.render() == type(inner)._draw(inner.game, learner)  # the learner's own seat
+    other = (learner + 1) % inner.num_players
+    assert inner.render_for(other) != env.render()
+    assert inner.render_for(f"player_{other}") == inner.render_for(other)
+    spectator = gym_played(game, render_seat="public")
+    assert spectator.render() == spectator.unwrapped.render_for("public")
+    assert spectator.render() not in {spectator.unwrapped.render_for(s) for s in range(inner.num_players)}
+    followed = gym_played(game, render_seat=0)
+    assert followed.render() == followed.unwrapped.render_for(0)
+
+
+@pytest.mark.parametrize("game", sorted(GYM_IDS))
+@pytest.mark.parametrize("seat", [-1, 99, "player_9", True])
+def test_a_bad_render_seat_of_the_gymnasium_view_is_one_config_error(game, seat):
+    import gymnasium
+
+    name, options = GYM_IDS[game]
+    with pytest.raises(ConfigError, match=r"render_seat=.* is not allowed; expected None \(the learner\)"):
+        gymnasium.make(name, render_seat=seat, **options).unwrapped

@@ -24,6 +24,9 @@
   not picklable (frozen neural policies) are built inside a ``SubprocVecEnv`` worker.
 * If a game ends before the learner's first decision (possible for the last member clockwise, who
   only acts when someone passes), the episode is dealt again, at most 100 times.
+* ``render()`` draws the learner's view (with the result once the game is over); ``render_seat``
+  (a seat, ``"player_2"`` or ``"public"``, the spectator's view) draws another, and
+  ``render_for(seat)`` any of them whatever the mode.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from club_envs.arkham_decoders.observer import Observer
 from club_envs.arkham_decoders.render import render_text
 from club_envs.arkham_decoders.rules import ROLES, Config
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
+from club_envs.rendering import LearnerRendering
 
 LEARNER_ROLES = ROLES + ("any",)
 MAX_DEALS = 100
@@ -52,8 +56,9 @@ MAX_DEALS = 100
 OpponentSpec = Any  # str | Agent | Callable | Sequence[...] | Mapping[str, ...]
 
 
-class ArkhamDecodersGymEnv(gymnasium.Env):
+class ArkhamDecodersGymEnv(LearnerRendering, gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    _draw = staticmethod(render_text)  # LearnerRendering draws the table with it (the result at the end)
 
     def __init__(
         self,
@@ -65,6 +70,7 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
         reward_mode: str = "win",
         illegal_action: str = "penalize",
         render_mode: str | None = None,
+        render_seat: int | str | None = None,
         opponent_factory: Callable[[], OpponentSpec] | None = None,
     ) -> None:
         self.config = Config(
@@ -77,6 +83,7 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
         check_choice("illegal_action", illegal_action, tuple(ILLEGAL_MODES))
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         self.num_players = self.config.num_players
+        self.render_seat = self._render_seat(render_seat)  # whose view render() draws: the learner's by default
         self.role = role
         self.reward_mode = reward_mode
         self.illegal_action = illegal_action
@@ -255,17 +262,6 @@ class ArkhamDecodersGymEnv(gymnasium.Env):
         from club_envs import records
 
         return records.save(self.record(), path)
-
-    def render(self) -> str | None:
-        if self.render_mode is None or self.game is None:
-            return None
-        text = render_text(self.game.player_view(self.seat))
-        if self.game.is_terminal:
-            text = render_text(self.game, self.seat)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
 
 
 def _mask(legal: list[int]) -> np.ndarray:

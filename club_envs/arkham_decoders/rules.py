@@ -38,6 +38,9 @@ ROLES = (LEADER, MEMBER, INVESTIGATOR, BLACK_MAN)
 MEMBERS_BY_PLAYERS = {4: 1, 5: 2, 6: 3}
 HAND_SIZE_BY_PLAYERS = {4: 3, 5: 2, 6: 2}
 INSANITY_PENALTY_BY_PLAYERS = {4: 3, 5: 2, 6: 1}
+# The largest insanity penalty: four leaders/members at -(240 + penalty) SAN each (all 24 cards,
+# at most -10 each, then the penalty) still total within the 64-bit integers a record holds.
+MAX_INSANITY_PENALTY = 2**60
 
 
 def card_book(card: int) -> int:
@@ -115,10 +118,11 @@ class Config:
         elif (
             isinstance(self.insanity_penalty, bool)
             or not isinstance(self.insanity_penalty, int)
-            or self.insanity_penalty < 0
+            or not 0 <= self.insanity_penalty <= MAX_INSANITY_PENALTY
         ):
             raise ConfigError(
-                f"insanity_penalty={self.insanity_penalty!r} is not allowed; expected a whole number >= 0 "
+                f"insanity_penalty={self.insanity_penalty!r} is not allowed; expected a whole number "
+                f"0..{MAX_INSANITY_PENALTY} "
                 f"(rulebook: 3/2/1 for 4/5/6 players, 0 for a first game) or None for the rulebook value"
             )
 

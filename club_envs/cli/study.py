@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from club_envs.cli.checks import check_output_file, check_output_folder
 from club_envs.cli.serve import add_server_options, check_limits, serve_app
 
 
@@ -37,6 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     check_limits(args)
+    check_output_folder(args.export, "--export")  # before the database is opened: a bad path leaves nothing
+    check_output_file(args.csv, "--csv")
     from club_envs.play.catalogue import AgentCatalogue
     from club_envs.study import plan as plans
     from club_envs.study.plan import check_agents, new_codes

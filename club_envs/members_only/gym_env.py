@@ -22,6 +22,8 @@ obs, reward, terminated, truncated, info = env.step(info["action_mask"].nonzero(
   ``set_opponents(value)`` swaps them between episodes.
 * Rewards: as the PettingZoo env (``reward_mode`` "win" or "score", optional ``heat_shaping``),
   for the learner's seat, summed over the opponents' turns that follow its action.
+* ``render()`` draws the learner's view; ``render_seat`` (a seat, ``"player_2"`` or ``"public"``,
+  the spectator's view) draws another, and ``render_for(seat)`` any of them whatever the mode.
 """
 
 from __future__ import annotations
@@ -44,14 +46,16 @@ from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import SIZE, Observer
 from club_envs.members_only.render import render_text
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
+from club_envs.rendering import LearnerRendering
 
 OpponentSpec = Any  # str | Agent | callable | Sequence of those
 
 
-class MembersOnlyGymEnv(gymnasium.Env):
+class MembersOnlyGymEnv(LearnerRendering, gymnasium.Env):
     """The single-agent view of Members Only (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    _draw = staticmethod(render_text)  # LearnerRendering draws the table with it
 
     def __init__(
         self,
@@ -66,6 +70,7 @@ class MembersOnlyGymEnv(gymnasium.Env):
         illegal_action: str = "penalize",
         opponent_factory: Callable[[], OpponentSpec] | None = None,
         render_mode: str | None = None,
+        render_seat: int | str | None = None,
     ) -> None:
         self.config = Config(
             num_players=num_players, rewards=rewards, max_heats=max_heats, random_start_player=random_start_player
@@ -81,6 +86,7 @@ class MembersOnlyGymEnv(gymnasium.Env):
         self.heat_shaping = float(heat_shaping)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
+        self.render_seat = self._render_seat(render_seat)  # whose view render() draws: the learner's by default
         self.observation_space = spaces.Box(low=0.0, high=1.0, shape=(SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(A.NUM_ACTIONS)
         self.observer = Observer(self.config)
@@ -173,15 +179,6 @@ class MembersOnlyGymEnv(gymnasium.Env):
     def learner_view(self):
         """What the learner's seat may know now (the engine's ``View``)."""
         return self.game.player_view(self.seat)
-
-    def render(self) -> str | None:
-        if self.render_mode is None or self.game is None:
-            return None
-        text = render_text(self.game.player_view(self.seat))
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
 
     # ------------------------------------------------------------------ internals
 

@@ -45,6 +45,9 @@ CARDS_LEFT_AT_HEAT_END = 3
 CARDS_PER_REVEAL = 2
 TRACK_MAX = 10
 TRACK_SCORING_MIN = 5  # markers at 1-4 count nothing; 5-10 count their value
+# The largest reward and heat limit: what a record holds (64-bit integers, the schema's maximum),
+# so a game that can be configured can also be saved.
+MAX_RECORD_INT = 2**63 - 1
 
 
 def revealing_rounds(num_players: int) -> int:
@@ -116,8 +119,8 @@ def _rewards_tuple(rewards: Any) -> tuple[int, ...]:
     else:
         raise ConfigError(f"rewards={rewards!r}: expected a mapping space -> points or {NUM_SPACES} numbers")
     for space, value in zip(SPACES, values):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"rewards[{space!r}]={value!r}: expected a whole number >= 0")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RECORD_INT:
+            raise ConfigError(f"rewards[{space!r}]={value!r}: expected a whole number 0..{MAX_RECORD_INT}")
     return tuple(values)
 
 
@@ -148,8 +151,9 @@ class Config:
                 f"{', '.join(map(str, PLAYER_COUNTS))}"
             )
         object.__setattr__(self, "rewards", _rewards_tuple(self.rewards))
-        if isinstance(self.max_heats, bool) or not isinstance(self.max_heats, int) or self.max_heats < 1:
-            raise ConfigError(f"max_heats={self.max_heats!r} is not allowed; expected a whole number >= 1")
+        if isinstance(self.max_heats, bool) or not isinstance(self.max_heats, int) or \
+                not 1 <= self.max_heats <= MAX_RECORD_INT:
+            raise ConfigError(f"max_heats={self.max_heats!r} is not allowed; expected a whole number 1..{MAX_RECORD_INT}")
         if not isinstance(self.random_start_player, bool):
             raise ConfigError(f"random_start_player={self.random_start_player!r}: expected True or False")
 

@@ -338,6 +338,7 @@ class HumanGame:
         record["human_seat"] = self.human_seat
         record["interface"] = self.interface
         record["started_at"] = self.started_at
+        record["game_id"] = self.game_id
         if self.ended_at is not None:
             record["ended_at"] = self.ended_at
         if not self.finished:
@@ -345,12 +346,15 @@ class HumanGame:
         record.update(self.record_extra)
         return record
 
+    @property
+    def record_name(self) -> str:
+        """The record's file name, fixed by the game's id and start (:func:`club_envs.records.file_name`)."""
+        return records.file_name(self.game.RECORD_NAME, self.started_at, self.game_id)
+
     def save(self, folder: str | Path) -> Path:
         """Write the record to ``folder`` (created if needed); the same file on every later save."""
         if self.saved_path is None or Path(folder) != self.saved_path.parent:
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-            name = f"{self.game.RECORD_NAME}_{stamp}_{self.game_id[:8].replace('-', 'x').replace('_', 'x')}.json"
-            self.saved_path = Path(folder) / name
+            self.saved_path = Path(folder) / self.record_name
         return records.save(self.record(), self.saved_path)
 
 

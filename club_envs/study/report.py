@@ -159,17 +159,13 @@ def write_rows(rows: list[ConditionRow], path: str | Path) -> Path:
 
 
 def rows_from_files(paths: Iterable[str | Path]) -> list[ConditionRow]:
-    """:func:`condition_rows` over record files (unsound files are left to the main report to name)."""
-    from club_envs import records
-    from club_envs.report import human_seat_problem, record_files
+    """:func:`condition_rows` over record files, each game once (unsound files and games met in
+    several files are left to the main report to name)."""
+    from club_envs.report import record_files, unique_records
 
     def sound() -> Iterable[dict[str, Any]]:
-        for path in record_files(paths, []):
-            try:
-                record = records.load(path)
-            except records.RecordError:
-                continue
-            if "study" in record and human_seat_problem(record) is None:
+        for _, record in unique_records(record_files(paths, []), [], []):
+            if "study" in record:
                 yield record
 
     return condition_rows(sound())

@@ -59,7 +59,14 @@ def study_enter(request: Request, server: ServerDep, code: str = Form(""), conse
     if study is None:
         raise ApiError(404, "this server runs no study")
     code = code.strip()[:40]
+    try:
+        server.auth.hold_back(request, "participant code")
+    except ApiError as exc:  # the same page, saying how long to wait
+        response = page(server, request, "study_enter.html", {"error": exc.message}, exc.status)
+        response.headers.update(exc.headers)
+        return response
     if server.store.participant(code) is None:
+        server.auth.wrong(request)
         return page(server, request, "study_enter.html",
                     {"error": "unknown participant code; type the code you were given"}, 400)
     if study.consent and consent != "yes":

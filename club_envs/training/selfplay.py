@@ -67,10 +67,31 @@ class SnapshotPool:
         return self.folder / "pool.json"
 
     def _load(self) -> None:
-        """Resume: read the members back, skipping (and reporting) snapshots that no longer load."""
-        data = json.loads(self.path.read_text())
+        """Resume: read the members back, skipping (and reporting) snapshots that no longer load.
+        A damaged ``pool.json`` stops the resume with one ``ValueError`` line naming it."""
+        from club_envs import records
+        from club_envs.limits import read_bytes
+
+        what = "self-play pool file"
+        try:
+            data = records.parse(read_bytes(self.path, 2**24, what, ValueError), str(self.path))
+        except records.RecordError as exc:  # plain JSON within the same limits as a record
+            raise ValueError(str(exc).replace("not a JSON record", f"not a {what}")) from None
+
+        def sound(m: Any) -> bool:
+            number = all(isinstance(m.get(k), (int, float)) and not isinstance(m.get(k), bool)
+                         for k in ("games", "learner_wins"))
+            kind = (m.get("kind") == "bot" and isinstance(m.get("name"), str)) or (
+                m.get("kind") == "snapshot" and isinstance(m.get("path"), str) and Path(m["path"]).name == m["path"]
+                and m["path"] not in ("", ".", ".."))
+            return isinstance(m.get("id"), str) and number and kind
+
+        entries = data.get("members") if isinstance(data, dict) else None
+        if not isinstance(entries, list) or not all(isinstance(m, dict) and sound(m) for m in entries):
+            raise ValueError(f"{self.path}: not a {what}; it holds {{\"members\": [...]}}, each a bot or a snapshot "
+                             "file of this folder with its games and wins (move it away to start the pool afresh)")
         members = []
-        for m in data.get("members", []):
+        for m in entries:
             if m["kind"] == "snapshot":
                 try:
                     PolicyAgent.from_file(self.folder / m["path"])

@@ -43,6 +43,7 @@ from club_envs.web.pages import api_error, http_error, malformed
 from club_envs.web.security import DEFAULT_BODY_LIMIT, BodyLimit, SameOrigin, SecurityHeaders
 from club_envs.web.settings import KEEP_FINISHED, MAX_GAMES, MAX_GAMES_PER_BROWSER, Settings
 from club_envs.web.state import Server
+from club_envs.web.throttle import Throttle
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -72,12 +73,14 @@ def create_app(
     max_games_per_browser: int = MAX_GAMES_PER_BROWSER,
     body_limit: int = DEFAULT_BODY_LIMIT,
     keep_finished: int = KEEP_FINISHED,
+    throttle: Throttle | None = None,
 ) -> FastAPI:
     """The web app. Games live in ``database`` (default: SQLite beside ``records_dir``); their
     records are also written to ``records_dir``. ``study`` (a :class:`club_envs.study.plan.StudyPlan`)
-    turns free play off: participants enter a code and play the study's schedule."""
+    turns free play off: participants enter a code and play the study's schedule. ``throttle``
+    limits wrong codes and owner tokens (default: :class:`~club_envs.web.throttle.Throttle`'s limits)."""
     settings = Settings(Path(records_dir), frame_delay_ms, max_games, max_games_per_browser, keep_finished)
-    server = Server.open(settings, database=database, agents_dir=agents_dir, study=study)
+    server = Server.open(settings, database=database, agents_dir=agents_dir, study=study, throttle=throttle)
     app = FastAPI(title="club-envs", docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=str(resources.files("club_envs.web") / "static")), name="static")
     app.state.server = server

@@ -5,7 +5,8 @@ A browser is known by a random id in a cookie; in a study, that browser is bound
 participant code typed at ``/study``. The owner (the person who started the server) holds a
 token printed at start: ``/admin?token=...`` swaps it for a cookie, or a script sends it as
 ``Authorization: Bearer ...``. The server's key and the owner's token are kept in the database,
-so a restarted server keeps every cookie valid.
+so a restarted server keeps every cookie valid. Wrong participant codes and owner tokens are
+rate-limited per client and overall (:mod:`club_envs.web.throttle`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fastapi.responses import RedirectResponse, Response
 from club_envs.store import Store
 from club_envs.web.errors import ApiError
 from club_envs.web.security import csrf_token, same_token
+from club_envs.web.throttle import Throttle, Throttled
 
 BROWSER_COOKIE = "club_envs_browser"
 ADMIN_COOKIE = "club_envs_owner"
@@ -49,22 +51,39 @@ def set_browser_cookie(response: Response, browser: str) -> None:
     response.set_cookie(BROWSER_COOKIE, browser, httponly=True, samesite="lax", max_age=BROWSER_COOKIE_DAYS * 86400)
 
 
+def client_address(request: Request) -> str | None:
+    return request.client.host if request.client else None
+
+
 class Auth:
     """The server's keys and the questions asked of every request about who sent it."""
 
-    def __init__(self, key: str, admin_token: str, store: Store, study: Any) -> None:
+    def __init__(self, key: str, admin_token: str, store: Store, study: Any, throttle: Throttle | None = None) -> None:
         self.key = key  # signs the page tokens and the owner's cookie
         self.admin_token = admin_token
+        self.throttle = throttle or Throttle()
         self.owner_cookie = hmac.new(key.encode(), b"owner:" + admin_token.encode(), hashlib.sha256).hexdigest()
         self.store = store
         self.study = study
 
     @classmethod
-    def from_store(cls, store: Store, study: Any) -> Auth:
+    def from_store(cls, store: Store, study: Any, throttle: Throttle | None = None) -> Auth:
         """The keys kept in the database, made on the server's first start."""
         key = store.meta("key", lambda: secrets.token_hex(32))
         admin_token = store.meta("admin_token", lambda: secrets.token_urlsafe(24))
-        return cls(key, admin_token, store, study)
+        return cls(key, admin_token, store, study, throttle)
+
+    def hold_back(self, request: Request, what: str) -> None:
+        """Refuse (429 with ``Retry-After``) a client that got ``what`` wrong too often lately."""
+        try:
+            self.throttle.check(client_address(request))
+        except Throttled as exc:
+            raise ApiError(429, f"too many wrong {what}s from this computer; wait {exc.retry_after} seconds "
+                                "and try again", headers={"Retry-After": str(exc.retry_after)}) from None
+
+    def wrong(self, request: Request) -> None:
+        """Count a wrong participant code or owner token of this client."""
+        self.throttle.failed(client_address(request))
 
     def page_token(self, browser: str | None) -> str:
         return csrf_token(self.key, browser) if browser else ""
@@ -82,11 +101,24 @@ class Auth:
         return f"b:{browser}" if browser else None
 
     def is_admin(self, request: Request) -> bool:
+        """The owner's cookie, or the owner's token as ``Authorization: Bearer``; a wrong token
+        counts against the client's limit, and a client over it is refused (429) once per request."""
+        known = getattr(request.state, "is_admin", None)
+        if known is not None:
+            return known
+        request.state.is_admin = False
         cookie = request.cookies.get(ADMIN_COOKIE, "")
         if cookie and hmac.compare_digest(cookie.encode(), self.owner_cookie.encode()):
+            request.state.is_admin = True
             return True
         auth = request.headers.get("authorization", "")
-        return auth.startswith("Bearer ") and hmac.compare_digest(auth[7:].encode(), self.admin_token.encode())
+        if not auth.startswith("Bearer "):
+            return False
+        self.hold_back(request, "owner token")
+        request.state.is_admin = hmac.compare_digest(auth[7:].encode(), self.admin_token.encode())
+        if not request.state.is_admin:
+            self.wrong(request)
+        return request.state.is_admin
 
     def require_admin(self, request: Request) -> None:
         if not self.is_admin(request):
@@ -103,7 +135,9 @@ class Auth:
 
     def owner_login(self, request: Request, token: str) -> Response:
         """The owner link: the token becomes the owner's cookie and leaves the address bar."""
+        self.hold_back(request, "owner token")
         if not hmac.compare_digest(token.encode(), self.admin_token.encode()):
+            self.wrong(request)
             raise ApiError(403, "wrong owner token")
         response = RedirectResponse("/admin", status_code=303)
         response.set_cookie(ADMIN_COOKIE, self.owner_cookie, httponly=True, samesite="lax")

@@ -10,8 +10,9 @@ from typing import Any
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, **extra: Any) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}  # of the answer (``Retry-After`` of a 429)
         self.extra = extra

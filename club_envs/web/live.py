@@ -14,9 +14,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from club_envs import records as record_io
 from club_envs import store as db
 from club_envs.play.catalogue import AgentCatalogue
 from club_envs.play.human_game import HumanGame
+from club_envs.web import crash
 from club_envs.web.errors import ApiError
 from club_envs.web.settings import Settings
 
@@ -94,20 +96,44 @@ class LiveGames:
                 self.entries.pop(self._finished.popitem(last=False)[0], None)
 
     def persist(self, entry: Live) -> None:
-        """Store the moves played since the last call, and the record once the game is over."""
+        """Store the moves played since the last call, and once the game is over its status and
+        record in the same commit; then write the record file.
+
+        The database is the account of what happened: the file is written only after the commit
+        that ends the game, under a name fixed by the game's id, so a game whose server stops at
+        any moment has one record, written again to the same file (:meth:`write_missing_records`)
+        if the server stopped before the file.
+        """
         g = entry.game
         new = g.move_log[entry.saved_moves:]
         status, record, name = db.PLAYING, None, None
         if g.over:
             status = db.FINISHED if g.finished else db.ABANDONED
-            path = g.save(self.settings.records_dir)
-            record, name = g.record(), path.name
+            record, name = g.record(), entry.row.record_name or g.record_name
+            record_io.validate(record)  # a record that cannot be saved does not end the game
         self.store.save_progress(g.game_id, entry.saved_moves, new, status, g.ended_at if g.over else None,
                                  name, record)
         entry.saved_moves = len(g.move_log)
-        if g.over:
-            entry.row = self.store.game(g.game_id)
-            self._forget_finished(g.game_id)
+        if not g.over:
+            if new:
+                crash.reached("move_stored")
+            return
+        crash.reached("finish_committed")
+        g.saved_path = record_io.write(record, self.settings.records_dir / name)
+        crash.reached("record_written")
+        entry.row = self.store.game(g.game_id)
+        self._forget_finished(g.game_id)
+
+    def write_missing_records(self) -> int:
+        """Write the record file of every ended game whose file is missing (its server stopped
+        between the commit that ended the game and the file); returns how many were written."""
+        written = 0
+        for game_id, name in self.store.record_names():
+            path = self.settings.records_dir / name
+            if not path.exists():
+                record_io.write(self.store.game(game_id).record, path)
+                written += 1
+        return written
 
     def study_tags(self, row: db.StoredGame) -> dict[str, Any]:
         if row.participant is None or self.study is None:

@@ -29,9 +29,11 @@ def page(server: Server, request: Request, name: str, context: dict[str, Any], s
 
 async def api_error(request: Request, exc: ApiError) -> Response:
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status)
-    return page(request.app.state.server, request, "error.html", {"status": exc.status, "message": exc.message},
-                exc.status)
+        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status, headers=exc.headers)
+    response = page(request.app.state.server, request, "error.html",
+                    {"status": exc.status, "message": exc.message}, exc.status)
+    response.headers.update(exc.headers)
+    return response
 
 
 async def malformed(request: Request, exc: RequestValidationError) -> JSONResponse:

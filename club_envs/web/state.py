@@ -20,6 +20,7 @@ from club_envs.store import Store, default_url
 from club_envs.web.auth import Auth
 from club_envs.web.live import LiveGames
 from club_envs.web.settings import Settings
+from club_envs.web.throttle import Throttle
 
 
 @dataclass
@@ -33,16 +34,19 @@ class Server:
     study: Any = None  # a club_envs.study.plan.StudyPlan: free play is off, participants play its schedule
 
     @classmethod
-    def open(cls, settings: Settings, *, database: str | None, agents_dir: Any, study: Any) -> Server:
+    def open(cls, settings: Settings, *, database: str | None, agents_dir: Any, study: Any,
+             throttle: Throttle | None = None) -> Server:
         """The state of a server: the database (default: SQLite beside the records folder) with
-        its keys, and the study's participants registered in it."""
+        its keys, the study's participants registered in it, and every ended game's record file."""
         store = Store(database or default_url(settings.records_dir))
-        auth = Auth.from_store(store, study)
+        auth = Auth.from_store(store, study, throttle)
         catalogue = AgentCatalogue(agents_dir)
         if study is not None:
             store.ensure_participants(study.codes)
         templates = Jinja2Templates(directory=str(resources.files("club_envs.web") / "templates"))
-        return cls(settings, store, auth, catalogue, LiveGames(store, catalogue, settings, study), templates, study)
+        games = LiveGames(store, catalogue, settings, study)
+        games.write_missing_records()  # of games that ended just before a previous server stopped
+        return cls(settings, store, auth, catalogue, games, templates, study)
 
 
 async def server_of(request: Request) -> Server:

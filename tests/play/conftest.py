@@ -7,6 +7,7 @@ import random
 import pytest
 
 from club_envs.play.human_game import HumanGame
+from tests.play.databases import KINDS, fresh_database
 
 
 def play_out(game: HumanGame, seed: int = 0, max_moves: int = 2000) -> int:
@@ -25,3 +26,9 @@ def play_out(game: HumanGame, seed: int = 0, max_moves: int = 2000) -> int:
 @pytest.fixture
 def records_dir(tmp_path):
     return tmp_path / "records"
+
+
+@pytest.fixture(params=KINDS)
+def database(request):
+    """Each database the persistence tests run on (:mod:`tests.play.databases`)."""
+    yield from fresh_database(request.param)

@@ -103,3 +103,52 @@ def test_corrupt_record_is_reported_not_fatal(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     report = summarise([tmp_path])
     assert report.files == 1 and len(report.unreadable) == 1 and "not a JSON record" in report.unreadable[0]
+
+
+def test_a_game_in_several_files_is_counted_once_and_named(study, tmp_path):
+    import json
+    import shutil
+
+    folder, games = study
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    first = copy / "mo" / games[0].record_name
+    shutil.copy(first, copy / "mo" / "renamed.json")  # the same record under another name
+    # the same game finished twice with different moves (an older server, restarted in between)
+    again = json.loads((copy / "mo" / games[1].record_name).read_text())
+    again["ended_at"] = "2099-01-01T00:00:00+00:00"
+    (copy / "again.json").write_text(json.dumps(again))
+    report = summarise([copy])
+    assert report.files == 11 and report.human_games == 7
+    base = summarise([folder])
+    assert report.agents == base.agents and report.humans == base.humans  # as if each game were one file
+    assert len(report.duplicates) == 2
+    same = next(n for n in report.duplicates if "renamed.json" in n)
+    assert "same record" in same and str(first) in same and games[0].game_id in same
+    different = next(n for n in report.duplicates if "again.json" in n)
+    assert "different records" in different and f"from {copy / 'again.json'}" in different
+
+
+def test_old_records_without_a_game_id_are_counted_once_by_their_deal(study, tmp_path):
+    import json
+
+    folder, games = study
+    record = json.loads((folder / "mo" / games[0].record_name).read_text())
+    del record["game_id"]  # as written before records carried their game's id
+    for name in ("members_only_20261129T123157_abcdefgh.json", "members_only_20261129T123210_abcdefgh.json"):
+        (tmp_path / name).write_text(json.dumps(record))
+    report = summarise([tmp_path])
+    assert report.files == 2 and report.human_games == 1
+    assert len(report.duplicates) == 1 and "one game is in 2 files" in report.duplicates[0]
+
+
+def test_the_cli_names_the_files_of_a_game_counted_once(study, tmp_path, capsys):
+    import shutil
+
+    folder, games = study
+    shutil.copy(folder / "mo" / games[0].record_name, tmp_path / "copy.json")
+    shutil.copy(folder / "mo" / games[0].record_name, tmp_path / "copy2.json")
+    assert main(["report", str(tmp_path), "--csv", str(tmp_path / "out.csv"), "--no-chart"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1 finished human games read from 2 files")
+    assert "counted once:" in out and "copy.json" in out and "copy2.json" in out

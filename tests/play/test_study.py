@@ -13,11 +13,13 @@ from itertools import pairwise
 import pytest
 import yaml
 
+from club_envs import records
 from club_envs.cli import main
 from club_envs.study import plan as plans
 from club_envs.study.plan import StudyFileError, balanced_latin_square
 from club_envs.study.report import condition_rows
 from club_envs.web.app import create_app
+from tests.play.databases import cli_args
 from tests.play.web_client import browser
 
 STUDY = {
@@ -42,8 +44,8 @@ def study_file(tmp_path):
 
 
 @pytest.fixture
-def app(tmp_path, study_file):
-    return create_app(tmp_path / "records", study=plans.load(study_file))
+def app(tmp_path, study_file, database):
+    return create_app(tmp_path / "records", study=plans.load(study_file), database=database)
 
 
 def enter(app, code: str, consent: bool = True):
@@ -166,7 +168,7 @@ def test_participants_play_their_schedule_and_see_only_their_games(app, tmp_path
     assert first_view[0] == first_view[1]
 
 
-def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_path, study_file, capsys):
+def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_path, study_file, capsys, database):
     players = {code: enter(app, code) for code in ("alpha-1", "bravo-2", "charlie-3")}
     for i, (code, client) in enumerate(players.items()):
         gid = next_game(client)
@@ -187,11 +189,12 @@ def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_pat
     assert Counter(row["participant"] for row in rows) == {"alpha-1": 2, "bravo-2": 2, "charlie-3": 2}
     # the command-line export and report read the same database
     out = tmp_path / "export"
-    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), "--export", str(out)]) == 0
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), *cli_args(database),
+                 "--export", str(out)]) == 0
     exported = list(csv.DictReader((out / "outcomes.csv").open()))
     assert sorted(r["game_id"] for r in exported) == sorted(r["game_id"] for r in rows)
     assert len(list((out / "records").glob("*.json"))) == 6
-    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), "--report",
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), *cli_args(database), "--report",
                  "--baseline-games", "5"]) == 0
     text = capsys.readouterr().out
     assert "ak_black_man" in text and "black_man" in text and "heuristic n=5" in text
@@ -201,21 +204,62 @@ def test_the_owner_sees_progress_exports_each_game_once_and_reports(app, tmp_pat
     assert by[("ak_black_man", "black_man")].games + by[("ak_black_man", "black_man")].unfinished == 3
     assert main(["report", str(tmp_path / "records"), "--no-chart", "--csv", str(tmp_path / "r.csv")]) == 0
     assert "By condition and role" in capsys.readouterr().out
+    # a record copied under another name: the files count it once and say so; the database is unmoved
+    first = next((tmp_path / "records").glob("*.json"))
+    (tmp_path / "records" / "copy.json").write_bytes(first.read_bytes())
+    assert main(["report", str(tmp_path / "records"), "--no-chart", "--csv", str(tmp_path / "r.csv")]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("5 finished human games read from 7 files; 1 unfinished")
+    assert f"counted once: game {records.load(first)['game_id']} is in 2 files" in text and "copy.json" in text
+    from club_envs.study.report import rows_from_files
+
+    assert rows_from_files([tmp_path / "records"]) == condition_rows(g.record for g in app.state.store.games())
+    out = tmp_path / "export2"
+    assert main(["study", str(study_file), "--records", str(tmp_path / "records"), *cli_args(database),
+                 "--export", str(out)]) == 0
+    assert len(list(csv.DictReader((out / "outcomes.csv").open()))) == 6
 
 
-def test_generated_codes_are_made_once_and_kept(tmp_path):
+def test_generated_codes_are_made_once_and_kept(tmp_path, database):
     from club_envs.store import Store, default_url
 
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump({**STUDY, "participants": 4, "records": "records"}))
     for _ in range(2):
-        assert main(["study", str(path), "--export", str(tmp_path / "out")]) == 0
-    store = Store(default_url(tmp_path / "records"))
+        assert main(["study", str(path), *cli_args(database), "--export", str(tmp_path / "out")]) == 0
+    store = Store(database or default_url(tmp_path / "records"))
     codes = [code for code, _, _ in store.participants()]
     assert len(codes) == 4 and len(set(codes)) == 4
     assert all(code.startswith("P-") and len(code) == 12 for code in codes)
     plan = plans.load(path)
     plan.codes = codes
-    app = create_app(tmp_path / "records", study=plan)
+    app = create_app(tmp_path / "records", study=plan, database=database)
     client = enter(app, codes[3])
     assert "0</b> of <b>2</b> games played" in client.get("/study").text
+
+
+def test_the_documented_study_is_sound_with_generated_codes_and_its_own_seeds_per_condition(tmp_path):
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[2] / "docs" / "studies.md").read_text(encoding="utf-8")
+    example = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "pilot.yaml").write_text(example)
+    plan = plans.load(tmp_path / "pilot.yaml")
+    assert plan.generate_codes == 12
+    seeds = [seed for c in plan.conditions for seed in (c.seeds or [])]
+    assert seeds and len(seeds) == len(set(seeds))  # no deal met twice by one participant
+
+
+def test_export_and_csv_paths_are_checked_before_anything_is_written(tmp_path, study_file, capsys):
+    a_file = tmp_path / "taken"
+    a_file.write_text("not a folder")
+    records = tmp_path / "records"
+    for argv, problem in (
+        (["--export", str(a_file)], f"--export {a_file}: is a file; give a folder"),
+        (["--export", str(a_file / "out")], f"--export {a_file / 'out'}: {a_file} is a file"),
+        (["--report", "--csv", str(tmp_path)], f"--csv {tmp_path}: is a folder; give a file name"),
+    ):
+        assert main(["study", str(study_file), "--records", str(records), *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"club-envs study: error: {problem}")
+    assert not records.exists() and not records.with_name("records.sqlite").exists()

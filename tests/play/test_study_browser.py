@@ -6,21 +6,15 @@ export holds every game of every participant exactly once, and every record repl
 from __future__ import annotations
 
 import csv
-import os
 import random
-import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 import yaml
 from playwright.sync_api import sync_playwright
 
 from club_envs import records
+from tests.play.server_process import Server, free_port
 from tests.play.test_browser import CHROMIUM, CHROMIUM_ARGS, SETTLED
 
 pytestmark = pytest.mark.browser
@@ -40,46 +34,6 @@ STUDY = {
 }
 
 
-class Server:
-    """``club-envs study`` in its own process, so that it can be killed like a crashed server."""
-
-    def __init__(self, study: Path, records_dir: Path, port: int) -> None:
-        self.command = [str(Path(sys.executable).parent / "club-envs"), "study", str(study), "--port", str(port),
-                        "--records", str(records_dir)]
-        self.base = f"http://127.0.0.1:{port}"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 120  # a start-up guard, not a measurement
-        while True:
-            assert self.process.poll() is None, self.process.stderr.read().decode()
-            try:
-                with urllib.request.urlopen(self.base + "/study", timeout=5) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the study server did not start"
-            time.sleep(0.2)
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=30)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def state(page) -> str:
     return page.get_attribute("#game", "data-state") or ""
 
@@ -93,11 +47,11 @@ def begin(page, base: str, code: str) -> None:
     page.wait_for_selector(SETTLED)
 
 
-def test_three_participants_a_killed_server_and_a_complete_export(tmp_path):
+def test_three_participants_a_killed_server_and_a_complete_export(tmp_path, database):
     study = tmp_path / "study.yaml"
     study.write_text(yaml.safe_dump(STUDY))
     records_dir = tmp_path / "records"
-    server = Server(study, records_dir, free_port())
+    server = Server(study, records_dir, free_port(), database=database)
     server.start()
     try:
         with sync_playwright() as p:
@@ -160,8 +114,8 @@ def test_three_participants_a_killed_server_and_a_complete_export(tmp_path):
         server.stop()
 
     out = tmp_path / "export"
-    exporter = subprocess.run([*server.command[:3], "--records", str(records_dir), "--export", str(out)],
-                              capture_output=True, text=True, check=True)
+    export = [*server.command[:3], "--records", str(records_dir), *server.database, "--export", str(out)]
+    exporter = subprocess.run(export, capture_output=True, text=True, check=True)
     assert "6 games exported" in exporter.stdout
     rows = list(csv.DictReader((out / "outcomes.csv").open()))
     assert len(rows) == 6 and len({r["game_id"] for r in rows}) == 6  # every game exactly once

@@ -43,7 +43,7 @@ def same_browser(app, cookie: str):
     {"game": "arkham_decoders_club", "players": 5, "role": "black_man", "seat": "", "opponent": "random",
      "seed": "12"},
 ])
-def test_a_restarted_server_continues_every_game_exactly(tmp_path, form):
+def test_a_restarted_server_continues_every_game_exactly(tmp_path, form, database):
     # the reference: one server, never interrupted
     ref_app = create_app(tmp_path / "reference")
     ref = browser(ref_app)
@@ -57,7 +57,7 @@ def test_a_restarted_server_continues_every_game_exactly(tmp_path, form):
     ref_record = records.load(next((tmp_path / "reference").glob("*.json")))
 
     # the same game and the same clicks, with the server replaced every few moves
-    app = create_app(tmp_path / "records")
+    app = create_app(tmp_path / "records", database=database)
     client = browser(app)
     cookie = client.cookies["club_envs_browser"]
     gid = new_game(client, **form)
@@ -69,7 +69,8 @@ def test_a_restarted_server_continues_every_game_exactly(tmp_path, form):
         if number % 3 == 0:
             page_before = client.get(f"/games/{gid}").text
             state_before = client.get(f"/api/games/{gid}").json()
-            app = create_app(tmp_path / "records")  # a new process would see just this: the database
+            # a new process would see just this: the database
+            app = create_app(tmp_path / "records", database=database)
             client = same_browser(app, cookie)
             restarts += 1
             assert client.get(f"/api/games/{gid}").json() == state_before
@@ -87,12 +88,12 @@ def test_a_restarted_server_continues_every_game_exactly(tmp_path, form):
     assert records.replay(record)["winners"] == record["result"]["winners"]
 
 
-def test_a_move_is_stored_even_if_the_server_dies_before_the_agents_answer(tmp_path, monkeypatch):
+def test_a_move_is_stored_even_if_the_server_dies_before_the_agents_answer(tmp_path, monkeypatch, database):
     from fastapi.testclient import TestClient
 
     from club_envs.play.human_game import HumanGame
 
-    app = create_app(tmp_path / "records")
+    app = create_app(tmp_path / "records", database=database)
     client = browser(app)
     cookie = client.cookies["club_envs_browser"]
     gid = new_game(client, seat="0", seed="9")
@@ -108,7 +109,7 @@ def test_a_move_is_stored_even_if_the_server_dies_before_the_agents_answer(tmp_p
                    json={"game_id": gid, "seat": 0, "action": state["moves"][0]["action"], "step": state["step"]})
     assert r.status_code == 500
     monkeypatch.undo()
-    revived = create_app(tmp_path / "records")
+    revived = create_app(tmp_path / "records", database=database)
     client = same_browser(revived, cookie)
     state = client.get(f"/api/games/{gid}").json()
     assert state["step"] == 1 and not state["your_turn"]  # the person's move was kept
@@ -116,28 +117,28 @@ def test_a_move_is_stored_even_if_the_server_dies_before_the_agents_answer(tmp_p
     assert state["your_turn"] and state["step"] > 1
 
 
-def test_games_are_never_dropped_and_the_listing_survives_a_restart(tmp_path):
-    app = create_app(tmp_path / "records", max_games_per_browser=300, max_games=300)
+def test_games_are_never_dropped_and_the_listing_survives_a_restart(tmp_path, database):
+    app = create_app(tmp_path / "records", database=database, max_games_per_browser=300, max_games=300)
     a, b = browser(app), browser(app)
     cookie_b = b.cookies["club_envs_browser"]
     theirs = new_game(b)
     for i in range(12):
         gid = new_game(a, seed=str(100 + i))
         a.post(f"/api/games/{gid}/quit")
-    app = create_app(tmp_path / "records", max_games_per_browser=300, max_games=300)
+    app = create_app(tmp_path / "records", database=database, max_games_per_browser=300, max_games=300)
     b = same_browser(app, cookie_b)
     assert b.get(f"/api/games/{theirs}").status_code == 200
     assert theirs in b.get("/").text  # listed under the games in progress
     assert len(app.state.store.games()) == 13
 
 
-def test_the_owner_token_and_page_tokens_survive_a_restart(tmp_path):
+def test_the_owner_token_and_page_tokens_survive_a_restart(tmp_path, database):
     from fastapi.testclient import TestClient
 
-    app = create_app(tmp_path / "records")
+    app = create_app(tmp_path / "records", database=database)
     client = browser(app)
     token = app.state.admin_token
-    again = create_app(tmp_path / "records")
+    again = create_app(tmp_path / "records", database=database)
     assert again.state.admin_token == token
     # the same browser with the page it loaded before the restart: its token still works
     page = TestClient(again, base_url=BASE)
@@ -148,8 +149,8 @@ def test_the_owner_token_and_page_tokens_survive_a_restart(tmp_path):
     assert page.get(f"/api/games/{gid}").status_code == 200
 
 
-def test_finished_games_leave_memory_but_not_the_database(tmp_path):
-    app = create_app(tmp_path / "records", keep_finished=2)
+def test_finished_games_leave_memory_but_not_the_database(tmp_path, database):
+    app = create_app(tmp_path / "records", database=database, keep_finished=2)
     client = browser(app)
     ids = []
     for i in range(5):
@@ -161,3 +162,18 @@ def test_finished_games_leave_memory_but_not_the_database(tmp_path):
         state = client.get(f"/api/games/{gid}").json()
         assert state["abandoned"] and "Record saved" in state["moves_html"]
     assert len(app.state.live) == 2
+
+
+def test_an_ended_game_whose_file_is_missing_gets_it_back_at_the_next_start(tmp_path, database):
+    app = create_app(tmp_path / "records", database=database)
+    client = browser(app)
+    gid = new_game(client)
+    client.post(f"/api/games/{gid}/quit")
+    row = app.state.store.game(gid)
+    path = tmp_path / "records" / row.record_name
+    assert row.record_name == records.file_name("members_only", row.started_at, gid)
+    assert records.load(path)["game_id"] == gid
+    path.unlink()  # as if the server had stopped between the commit and the file
+    create_app(tmp_path / "records", database=database)
+    assert records.load(path) == row.record
+    assert [p.name for p in (tmp_path / "records").iterdir()] == [row.record_name]

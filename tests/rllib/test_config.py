@@ -62,3 +62,13 @@ def test_settings_only_the_stable_baselines3_backend_uses_are_named_when_set():
     assert unused_settings(cfg) == ["envs", "selfplay.bot_share"]
     assert unused_settings(resolve_config(BASE)) == []
 
+
+
+@pytest.mark.parametrize("key, value, allowed", [
+    ("num_cpus", 10**9, "1..1024"),
+    ("rollout_fragment_length", 2**40, ">= 1 and <= 1048576"),  # "auto" or a whole number
+    ("train_batch_size", 10**12, "2..67108864"),
+])
+def test_sizes_have_a_maximum_named_with_what_is_allowed(key, value, allowed):
+    with pytest.raises(ConfigFileError, match=rf"rllib\.{key}: {value} is not allowed; allowed values: {allowed}"):
+        resolve_config({**BASE, "rllib": {key: value, "address": "auto"}})

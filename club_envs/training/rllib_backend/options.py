@@ -41,12 +41,12 @@ RLLIB_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "properties": {
         "address": {"type": "string", "minLength": 1},
-        "num_cpus": {"type": "integer", "minimum": 1},
+        "num_cpus": {"type": "integer", "minimum": 1, "maximum": 1024},
         "num_env_runners": {"type": "integer", "minimum": 0, "maximum": 1024},
         "num_envs_per_env_runner": {"type": "integer", "minimum": 1, "maximum": 256},
         # a whole number of steps, or "auto" (one schema for both keeps the error messages plain)
-        "rollout_fragment_length": {"type": ["integer", "string"], "minimum": 1, "pattern": "^auto$"},
-        "train_batch_size": {"type": "integer", "minimum": 2},
+        "rollout_fragment_length": {"type": ["integer", "string"], "minimum": 1, "maximum": 2**20, "pattern": "^auto$"},
+        "train_batch_size": {"type": "integer", "minimum": 2, "maximum": 2**26},
         "self_play_share": {"type": "number", "minimum": 0, "maximum": 1},
     },
 }

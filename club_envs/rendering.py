@@ -74,20 +74,26 @@ class SeatRendering:
         agent to move)."""
         seat = self._render_seat(seat)
         if self.game is None:
-            return f"{self.metadata['name']}: call reset() first"
-        return self._draw(self.game, seat)
+            return f"{self.metadata.get('name', type(self).__name__)}: call reset() first"
+        return self._draw(self.game, self._view_seat(seat))
 
     def _render_seat(self, seat: int | str | None) -> int | str | None:
         return render_seat(seat, self.possible_agents)
 
+    def _view_seat(self, seat: int | str | None) -> int | str | None:
+        """The seat ``_draw`` is given for a checked ``seat`` (``None``: the agent to move, which
+        the game's ``render_text`` picks)."""
+        return seat
 
-class LearnerRendering:
+
+class LearnerRendering(SeatRendering):
     """``render()`` and ``render_for()`` of the Gymnasium views, the same for every game.
 
-    The environment provides ``render_mode``, ``render_seat`` (checked with
-    :meth:`_render_seat` when it is made), ``seat`` (the learner's, this episode), ``game``
-    (``None`` before ``reset``), ``num_players``, ``metadata`` and ``_draw``: its game's
-    ``render_text(state, seat)``.
+    As :class:`SeatRendering`, with the learner's seat in place of the agent to move (``render_for(None)``
+    draws the learner's view). The
+    environment provides ``render_mode``, ``render_seat`` (checked with :meth:`_render_seat` when
+    it is made), ``seat`` (the learner's, this episode), ``game`` (``None`` before ``reset``),
+    ``num_players``, ``metadata`` and ``_draw``: its game's ``render_text(state, seat)``.
     """
 
     def render(self) -> str | None:
@@ -96,19 +102,10 @@ class LearnerRendering:
         sees (no hand). ``"ansi"`` returns the text, ``"human"`` prints it."""
         if self.render_mode is None or self.game is None:
             return None
-        text = self.render_for(self.render_seat)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def render_for(self, seat: int | str | None = None) -> str:
-        """The table as text from ``seat``'s view whatever the ``render_mode``: ``None`` the
-        learner, a seat number, an agent name (``"player_2"``) or ``"public"``."""
-        seat = self._render_seat(seat)
-        if self.game is None:
-            return f"{self.metadata.get('name', type(self).__name__)}: call reset() first"
-        return self._draw(self.game, self.seat if seat is None else seat)
+        return super().render()
 
     def _render_seat(self, seat: int | str | None) -> int | str | None:
         return render_seat(seat, [f"player_{i}" for i in range(self.num_players)], default="the learner")
+
+    def _view_seat(self, seat: int | str | None) -> int | str | None:
+        return self.seat if seat is None else seat

@@ -48,6 +48,22 @@ from typing import Any
 REQUIRED_HOOKS = ("config", "make_agent", "play_match", "replay", "outcomes", "engine", "observer",
                   "actions", "render", "gym_env", "aec_env")
 FEATURES_HOOK = "features:"  # prefix of the hooks naming a game's sets of extra policy inputs
+# The required hooks of a package laid out as the built-in games are (rules, bots, match, replay,
+# engine, observer, actions, render, env); a spec adds its Gymnasium view class and its own extras.
+PACKAGE_LAYOUT_HOOKS = {
+    "config": ".rules:Config",
+    "make_agent": ".bots:make_agent",
+    "play_match": ".match:play_match",
+    "replay": ".replay:replay",
+    "outcomes": ".match:outcomes",
+    "engine": ".engine",
+    "observer": ".observer:Observer",
+    "actions": ".actions",
+    "render": ".render",
+    "aec_env": ".env:env",
+    "search": ".search",
+    "belief_agent": ".belief_agent:BeliefAgent",
+}
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from club_envs.arkham_decoders.bots import AGENT_NAMES
 from club_envs.arkham_decoders.rules import BLACK_MAN, GAME_NAME, INVESTIGATOR, LEADER, MEMBER, PLAYER_COUNTS, ROLES
-from club_envs.game_spec import GameSpec, Side
+from club_envs.game_spec import PACKAGE_LAYOUT_HOOKS, GameSpec, Side
 
 SPEC = GameSpec(
     name="arkham_decoders",
@@ -21,19 +21,8 @@ SPEC = GameSpec(
     shared_wins=False,  # a side wins or loses together
     aliases=("arkham",),
     hooks={
-        "config": ".rules:Config",
-        "make_agent": ".bots:make_agent",
-        "play_match": ".match:play_match",
-        "replay": ".replay:replay",
-        "outcomes": ".match:outcomes",
-        "engine": ".engine",
-        "observer": ".observer:Observer",
-        "actions": ".actions",
-        "render": ".render",
+        **PACKAGE_LAYOUT_HOOKS,
         "gym_env": ".gym_env:ArkhamDecodersGymEnv",
-        "aec_env": ".env:env",
-        "search": ".search",
-        "belief_agent": ".belief_agent:BeliefAgent",
         "black_man_agent": ".vote_value:BlackManAgent",
         "features:arkham_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.arkham_decoders:ArkhamPresenter",

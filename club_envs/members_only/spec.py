@@ -1,7 +1,7 @@
 """Members Only as the rest of club-envs sees it (see :mod:`club_envs.game_spec`)."""
 
 from club_envs.members_only.bots import AGENT_NAMES
-from club_envs.game_spec import GameSpec, Side
+from club_envs.game_spec import PACKAGE_LAYOUT_HOOKS, GameSpec, Side
 from club_envs.members_only.rules import GAME_NAME, PLAYER_COUNTS
 
 SPEC = GameSpec(
@@ -20,19 +20,8 @@ SPEC = GameSpec(
     shared_wins=True,  # the highest score wins; k tied players share the win
     aliases=("members-only",),
     hooks={
-        "config": ".rules:Config",
-        "make_agent": ".bots:make_agent",
-        "play_match": ".match:play_match",
-        "replay": ".replay:replay",
-        "outcomes": ".match:outcomes",
-        "engine": ".engine",
-        "observer": ".observer:Observer",
-        "actions": ".actions",
-        "render": ".render",
+        **PACKAGE_LAYOUT_HOOKS,
         "gym_env": ".gym_env:MembersOnlyGymEnv",
-        "aec_env": ".env:env",
-        "search": ".search",
-        "belief_agent": ".belief_agent:BeliefAgent",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",
         "features:members_only_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.members_only:MembersOnlyPresenter",

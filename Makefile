@@ -19,8 +19,9 @@ install: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/club-envs train configs/members_only_belief.yaml
 
+# One worker per core; a file's tests stay on one worker, so module fixtures are built once.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 # The package's shape: the layer map of docs/development.md, no import cycles, short functions.
 lint: $(STAMP)

@@ -55,6 +55,7 @@ from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import Observer
 from club_envs.members_only.rules import NUM_CATEGORIES, Config
 from club_envs.training import launch, run_folder
+from club_envs.training.progress import Reporter, counter
 from club_envs.training.settings import BeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
 
@@ -104,11 +105,15 @@ def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator
     return obs, targets
 
 
-def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
+                    report: Reporter | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The examples of one generation's self-play games, all table sizes (games batched):
     observations, targets, and which game (numbered within the generation) each came from."""
     from club_envs.training.selfplay_vec import drive_all
 
+    report = report or Reporter.quiet()
+    phase = report.phase(f"generation {generation}/{settings.generations}: self-play",
+                         settings.games * len(settings.num_players))
     rng = np.random.default_rng([settings.seed, generation, 1])
     learner = BeliefAgent(model, name="belief")
     observations, targets, game_ids = [], [], []
@@ -125,17 +130,18 @@ def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int)
             game_seed = int(np.random.SeedSequence([settings.seed, generation, n, g]).generate_state(1)[0])
             moves.append(game_examples(config, seats, game_seed))
         for start in range(0, len(moves), 256):  # 256 games at a time keep the batches large and memory small
-            for obs, tgt in drive_all(moves[start:start + 256]):
+            for obs, tgt in drive_all(moves[start:start + 256], done=counter(phase)):
                 game_ids.append(np.full(len(tgt), len(game_ids), dtype=np.int32))
                 observations.append(obs)
                 targets.append(tgt)
+    phase.close(note=f"{sum(len(t) for t in targets):,} examples")
     return np.concatenate(observations), np.concatenate(targets), np.concatenate(game_ids)
 
 
 # --------------------------------------------------------------------------- 3. fit
 
 def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games: np.ndarray, settings: BeliefConfig,
-        seed: int) -> tuple[BeliefModel, dict[str, float]]:
+        seed: int, report: Reporter | None = None, desc: str = "fit") -> tuple[BeliefModel, dict[str, float]]:
     """Train ``model`` (a copy) by cross-entropy on the examples; returns it and the held-out
     negative log-likelihoods (nats per category) of the model and of the uniform prior.
 
@@ -167,6 +173,8 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
         return total / max(1, len(rows))  # _loss is already a mean per category
 
     before = nll(held) if len(held) else float("nan")
+    batches = len(train) // settings.batch_size
+    phase = (report or Reporter.quiet()).phase(desc, settings.epochs * batches, unit="batch", units="batches")
     for epoch in range(settings.epochs):
         for group in optimizer.param_groups:
             group["lr"] = settings.learning_rate * settings.lr_decay ** epoch
@@ -177,6 +185,10 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            phase.update()
+            if phase.n % 100 == 0:
+                phase.set_postfix({"epoch": f"{epoch + 1}/{settings.epochs}", "loss": f"{float(loss.detach()):.4f}"})
+    phase.close(note=f"{settings.epochs} epochs over {len(train):,} examples")
     prior = -np.take_along_axis(log_prior[held], targets[held, :, None].astype(np.int64), -1)
     trained = BeliefModel(to_layers(net), model.meta)
     return trained, {"nll_before": before, "nll_after": nll(held) if len(held) else float("nan"),
@@ -209,7 +221,8 @@ def _loss(net, observations, log_prior, allowed, targets):
 
 # --------------------------------------------------------------------------- 4. evaluate
 
-def evaluate(model: BeliefModel, settings: BeliefConfig, label: str) -> list[dict[str, Any]]:
+def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Reporter | None = None,
+             desc: str = "evaluation") -> list[dict[str, Any]]:
     """Win shares of the agent against each evaluation bot at each table size: ``evaluation.games``
     games with the agent in one seat (rotated), on the fixed seed series of ``seed + 17`` -- the
     same deals at every generation. The games are played together (:func:`drive_all`), so the
@@ -221,6 +234,9 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str) -> list[dic
     if settings.eval_games <= 0:
         return rows
     learner = BeliefAgent(model, name=label)
+    phase = (report or Reporter.quiet()).phase(
+        f"{desc} vs {', '.join(settings.eval_opponents)}",
+        settings.eval_games * len(settings.eval_opponents) * len(settings.num_players))
     for opponent in settings.eval_opponents:
         for n in settings.num_players:
             config = Config(num_players=n)
@@ -230,9 +246,11 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str) -> list[dic
                 game_seed = int(np.random.SeedSequence([settings.seed + 17, n, g]).generate_state(1)[0])
                 agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
                 games.append(_won(config, agents, game_seed, seat))
-            wins = float(sum(sum(drive_all(games[i:i + 256])) for i in range(0, len(games), 256)))
+            wins = float(sum(sum(drive_all(games[i:i + 256], done=counter(phase))) for i in range(0, len(games), 256)))
             lo, hi = wilson_interval(wins, settings.eval_games)
             rows.append({"opponent": opponent, "players": n, "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
+            phase.set_postfix({f"{r['opponent']} {r['players']}p": f"{r['win_share']:.3f}" for r in rows})
+    phase.close()
     return rows
 
 
@@ -259,10 +277,11 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     return launch.run(config_path, resume, runs_dir, progress, kind=BeliefConfig)
 
 
-def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
     done = int(state.get("generation", 0))
-    say = print if progress else (lambda *a, **k: None)
+    report = Reporter.of(progress)
+    say = report.say
     if done:
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")
@@ -274,7 +293,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
     elapsed = float(state.get("seconds", 0.0))
 
     if done == 0:  # the curve's first point: the untrained model, i.e. the uniform prior's (heuristic's) play
-        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0), 0)
+        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0, report), 0)
 
     for generation in range(done + 1, settings.generations + 1):
         t0 = time.time()
@@ -286,7 +305,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
             with np.load(examples, allow_pickle=False) as saved:
                 observations, targets, game_ids = saved["observations"], saved["targets"], saved["games"]
         else:
-            observations, targets, game_ids = play_generation(model, settings, generation)
+            observations, targets, game_ids = play_generation(model, settings, generation, report)
             with open(gen_dir / "examples.tmp", "wb") as fh:  # whole or not at all
                 np.savez(fh, observations=observations, targets=targets, games=game_ids)
             os.replace(gen_dir / "examples.tmp", examples)
@@ -300,13 +319,14 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
         model, losses = fit(model, np.concatenate([d["observations"] for d in data]),
                             np.concatenate([d["targets"] for d in data]),
                             np.concatenate([d["games"] + 10_000_000 * i for i, d in enumerate(data)]),
-                            settings, seed=settings.seed * 1000 + generation)
+                            settings, seed=settings.seed * 1000 + generation, report=report,
+                            desc=f"generation {generation}/{settings.generations}: fit")
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions})
         for old in range(1, generation - settings.window + 1):  # examples outside the window are not needed again
             (run_dir / "generations" / f"{old:04d}" / "examples.npz").unlink(missing_ok=True)
         fitted = time.time() - t0 - played
         # --- 4. evaluate, keep the best ---------------------------------------------------------
-        rows = _safe_evaluate(model, settings, generation)
+        rows = _safe_evaluate(model, settings, generation, report)
         _record_evaluation(run_dir, settings, rows, decisions)
         vs_first = [r["win_share"] for r in rows if r["opponent"] == settings.eval_opponents[0]]
         score = float(np.mean(vs_first)) if vs_first else 0.0
@@ -335,10 +355,12 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
     return run_dir
 
 
-def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int) -> list[dict[str, Any]]:
+def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int, report: Reporter) -> list[dict[str, Any]]:
     """:func:`evaluate`, reported and skipped if it fails: a broken evaluation must not cost the run."""
+    what = "the untrained model (the heuristic's play)" if generation == 0 else "its model"
     try:
-        return evaluate(model, settings, f"belief@{generation}")
+        return evaluate(model, settings, f"belief@{generation}", report,
+                        desc=f"generation {generation}/{settings.generations}: evaluation of {what}")
     except Exception as exc:  # noqa: BLE001
         print(f"evaluation of generation {generation} failed and was skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return []

@@ -55,9 +55,14 @@ from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import Observer
 from club_envs.members_only.rules import NUM_CATEGORIES, Config
 from club_envs.training import launch, run_folder
-from club_envs.training.progress import Reporter, counter
+from club_envs.training.progress import Reporter
 from club_envs.training.settings import BeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
+
+# Games played together (their decisions batched): large batches, small memory. The bars move by
+# one such batch: its games end at about the same time, so counting them one by one as they end
+# would make the first short games look like the rate.
+BATCH_GAMES = 256
 
 # --------------------------------------------------------------------------- 1-2. play and label
 
@@ -109,11 +114,11 @@ def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
                     report: Reporter | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The examples of one generation's self-play games, all table sizes (games batched):
     observations, targets, and which game (numbered within the generation) each came from."""
-    from club_envs.training.selfplay_vec import drive_all
-
     report = report or Reporter.quiet()
     phase = report.phase(f"generation {generation}/{settings.generations}: self-play",
                          settings.games * len(settings.num_players))
+    from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+
     rng = np.random.default_rng([settings.seed, generation, 1])
     learner = BeliefAgent(model, name="belief")
     observations, targets, game_ids = [], [], []
@@ -129,13 +134,38 @@ def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
                     seats.append(learner)
             game_seed = int(np.random.SeedSequence([settings.seed, generation, n, g]).generate_state(1)[0])
             moves.append(game_examples(config, seats, game_seed))
-        for start in range(0, len(moves), 256):  # 256 games at a time keep the batches large and memory small
-            for obs, tgt in drive_all(moves[start:start + 256], done=counter(phase)):
+        for start in range(0, len(moves), BATCH_GAMES):
+            for obs, tgt in drive_all(watched(moves[start:start + BATCH_GAMES], phase)):
                 game_ids.append(np.full(len(tgt), len(game_ids), dtype=np.int32))
                 observations.append(obs)
                 targets.append(tgt)
+            phase.update(len(moves[start:start + BATCH_GAMES]))
+    phase.set_postfix({})
     phase.close(note=f"{sum(len(t) for t in targets):,} examples")
     return np.concatenate(observations), np.concatenate(targets), np.concatenate(game_ids)
+
+
+def watched(games: Sequence[Generator], phase: Any) -> list[Generator]:
+    """``games`` as they are, their moves counted on ``phase`` (``moves`` and their rate): the bar's
+    sign of life while a batch is in play, since its games all end at about the same time."""
+    seen = [0]
+    started = time.perf_counter()
+
+    def counted(game: Generator) -> Generator:
+        action = None
+        while True:
+            try:
+                step = game.send(action)
+            except StopIteration as stop:
+                return stop.value
+            seen[0] += 1
+            if seen[0] % 1000 == 0:
+                rate = seen[0] / max(1e-9, time.perf_counter() - started)
+                phase.set_postfix({"moves in this batch": f"{seen[0]:,}", "moves/s": f"{rate:,.0f}"})
+                phase.update(0)  # a redraw (at most every half second) or a plain line when one is due
+            action = yield step
+
+    return [counted(game) for game in games]
 
 
 # --------------------------------------------------------------------------- 3. fit
@@ -228,15 +258,16 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Rep
     same deals at every generation. The games are played together (:func:`drive_all`), so the
     agent's and the exact heuristic's decisions are batched; a game is the same as played alone."""
     from club_envs.stats import wilson_interval
-    from club_envs.training.selfplay_vec import drive_all
 
     rows: list[dict[str, Any]] = []
     if settings.eval_games <= 0:
         return rows
-    learner = BeliefAgent(model, name=label)
     phase = (report or Reporter.quiet()).phase(
         f"{desc} vs {', '.join(settings.eval_opponents)}",
         settings.eval_games * len(settings.eval_opponents) * len(settings.num_players))
+    from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+
+    learner = BeliefAgent(model, name=label)
     for opponent in settings.eval_opponents:
         for n in settings.num_players:
             config = Config(num_players=n)
@@ -246,7 +277,10 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Rep
                 game_seed = int(np.random.SeedSequence([settings.seed + 17, n, g]).generate_state(1)[0])
                 agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
                 games.append(_won(config, agents, game_seed, seat))
-            wins = float(sum(sum(drive_all(games[i:i + 256], done=counter(phase))) for i in range(0, len(games), 256)))
+            wins = 0.0
+            for i in range(0, len(games), BATCH_GAMES):
+                wins += float(sum(drive_all(watched(games[i:i + BATCH_GAMES], phase))))
+                phase.update(len(games[i:i + BATCH_GAMES]))
             lo, hi = wilson_interval(wins, settings.eval_games)
             rows.append({"opponent": opponent, "players": n, "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
             phase.set_postfix({f"{r['opponent']} {r['players']}p": f"{r['win_share']:.3f}" for r in rows})

@@ -15,9 +15,10 @@ touches a random generator or the work itself: a run's results are the same with
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from tqdm import tqdm
@@ -53,11 +54,18 @@ class Reporter:
         return self._stream if self._stream is not None else sys.stderr
 
     def is_terminal(self) -> bool:
+        """A terminal that can show a bar: a TTY of some width (a pseudo-terminal without a size
+        would show bars of no width, so it gets the plain lines)."""
         isatty = getattr(self.stream, "isatty", None)
         try:
-            return bool(isatty and isatty())
+            if not (isatty and isatty()):
+                return False
         except ValueError:  # a closed stream
             return False
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns > 0
+        except (AttributeError, OSError, ValueError):  # a stream without a file descriptor
+            return True
 
     def say(self, text: str) -> None:
         """One line, above any bar on the screen, flushed at once."""
@@ -166,8 +174,3 @@ def _rate(rate: float, units: str) -> str:
 
 def _figures(figures: Mapping[str, Any]) -> str:
     return "" if not figures else " [" + ", ".join(f"{k}={v}" for k, v in figures.items()) + "]"
-
-
-def counter(phase: Phase) -> Callable[[Any], None]:
-    """A callback counting one unit of ``phase`` per call (a finished game, whatever it returns)."""
-    return lambda _result=None: phase.update(1)

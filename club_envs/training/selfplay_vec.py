@@ -35,10 +35,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from club_envs.agents.features import get as get_features
 
 
-def drive_all(moves: Sequence[Generator], done: Callable[[Any], None] | None = None) -> list[Any]:
+def drive_all(moves: Sequence[Generator]) -> list[Any]:
     """Run the step generators of many games to their ends, asking agents with equal ``batch_key``
     together (``type(agent).act_batch(agents, decisions)``); returns each generator's result.
-    ``done(result)`` is called as each game ends (a progress bar's count; it must not change the games).
 
     Before each round's groups are asked, the decisions of agents with equal ``prepare_key`` are
     handed to ``type(agent).prepare_batch(agents, decisions)`` together: work that agents of
@@ -54,8 +53,6 @@ def drive_all(moves: Sequence[Generator], done: Callable[[Any], None] | None = N
         except StopIteration as stop:
             results[i] = stop.value
             pending.pop(i, None)
-            if done is not None:
-                done(stop.value)
 
     for i in range(len(moves)):
         advance(i, None)

@@ -118,6 +118,7 @@ def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
     phase = report.phase(f"generation {generation}/{settings.generations}: self-play",
                          settings.games * len(settings.num_players))
     from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+    phase.restart_clock()
 
     rng = np.random.default_rng([settings.seed, generation, 1])
     learner = BeliefAgent(model, name="belief")
@@ -266,6 +267,7 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Rep
         f"{desc} vs {', '.join(settings.eval_opponents)}",
         settings.eval_games * len(settings.eval_opponents) * len(settings.num_players))
     from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+    phase.restart_clock()
 
     learner = BeliefAgent(model, name=label)
     for opponent in settings.eval_opponents:

@@ -111,6 +111,13 @@ class Phase:
     def __exit__(self, *exc: object) -> None:
         self.close(done=exc[0] is None)
 
+    def restart_clock(self) -> None:
+        """Time the phase from now (after its slow first-use set-up, which is not its rate)."""
+        self.started = self.last_line = time.perf_counter()
+        if self.bar is not None:
+            self.bar.reset(total=self.total)
+            self.bar.update(self.initial)
+
     def update(self, n: int = 1) -> None:
         self.n += n
         if self.bar is not None:

@@ -178,7 +178,7 @@ class BeliefConfig:
 
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""
-        return (f"Members Only belief iteration at {_sizes(self.num_players)} players, {self.generations} generations "
+        return (f"Members Only belief iteration at {_sizes(self.num_players)} players, {_many(self.generations, 'generation')} "
                 f"of {self.games:,} self-play games per table size, evaluated in {self.eval_games:,} games per table "
                 f"size against each of {', '.join(self.eval_opponents) or 'no bot'}")
 
@@ -218,13 +218,17 @@ class ArkhamBeliefConfig:
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""
         sides = "both sides" if self.learns_black_man else "the team"
-        return (f"Arkham belief iteration of {sides} at {_sizes(self.num_players)} players, {self.generations} "
-                f"generations of {self.games:,} games per table size, evaluated in {self.eval_games:,} games per "
+        return (f"Arkham belief iteration of {sides} at {_sizes(self.num_players)} players, "
+                f"{_many(self.generations, 'generation')} of {self.games:,} games per table size, evaluated in {self.eval_games:,} games per "
                 f"series against each of {', '.join(self.eval_opponents) or 'no bot'}")
 
 
 def _sizes(counts: tuple[int, ...]) -> str:
     return "/".join(map(str, counts))
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 

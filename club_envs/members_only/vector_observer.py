@@ -123,21 +123,35 @@ def board_slice(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
 
 
 @compiled
+def observe_seat(t: Tables, r: Rules, g: int, me: int, scale: np.ndarray, v: np.ndarray) -> None:
+    """``v``: the observation of seat ``me`` in game ``g``. The slices write their whole numbers
+    into it (exact in ``float32``), then one multiply by the scales."""
+    v[:] = 0
+    turn_slices(t, r, g, me, v)
+    card_slices(t, g, me, v)
+    seat_slices(t, r, g, me, v)
+    board_slice(t, r, g, me, v)
+    for space in range(r.rewards.shape[0]):
+        v[_REWARDS + space] = r.rewards[space]
+    for i in range(SIZE):
+        v[i] *= scale[i]
+
+
+@compiled
 def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
-    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``. The slices write
-    their whole numbers into the row (exact in ``float32``), then one multiply by the scales."""
+    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
     for g in range(seats.shape[0]):
-        me = seats[g]
-        v = out[g]
-        v[:] = 0
-        turn_slices(t, r, g, me, v)
-        card_slices(t, g, me, v)
-        seat_slices(t, r, g, me, v)
-        board_slice(t, r, g, me, v)
-        for space in range(r.rewards.shape[0]):
-            v[_REWARDS + space] = r.rewards[space]
-        for i in range(SIZE):
-            v[i] *= scale[i]
+        observe_seat(t, r, g, seats[g], scale, out[g])
+
+
+@compiled
+def observe_listed(
+    t: Tables, r: Rules, games: np.ndarray, seats: np.ndarray, scale: np.ndarray, out: np.ndarray
+) -> None:
+    """Row ``k`` of ``out``: the observation of seat ``seats[k]`` in game ``games[k]`` (any games,
+    any seats, in any order: every seat's view of the games that just ended, say)."""
+    for k in range(games.shape[0]):
+        observe_seat(t, r, games[k], seats[k], scale, out[k])
 
 
 class VectorObserver:
@@ -160,4 +174,13 @@ class VectorObserver:
         if out is None:
             out = np.empty((games.num_games, SIZE), np.float32)
         observe_all(games.tables, games.rules, seats, self._scale, out)
+        return out
+
+    def observe_games(self, games, which: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """(K, SIZE) ``float32``: row ``k`` is seat ``seats[k]``'s observation of game ``which[k]``."""
+        which = np.asarray(which, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        if out is None:
+            out = np.empty((which.shape[0], SIZE), np.float32)
+        observe_listed(games.tables, games.rules, which, seats, self._scale, out)
         return out

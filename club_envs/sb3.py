@@ -2,16 +2,18 @@
 
 stable-baselines3 and sb3-contrib train on their own ``VecEnv`` interface, not on Gymnasium's
 ``VectorEnv``; :class:`SB3VecEnv` translates one into the other, so the batched environments train
-directly (needs the ``train`` extra)::
+directly (needs the ``train`` extra):
 
-    import gymnasium, club_envs
-    from sb3_contrib import MaskablePPO
-    from club_envs.sb3 import SB3VecEnv
+```python
+import gymnasium, club_envs
+from sb3_contrib import MaskablePPO
+from club_envs.sb3 import SB3VecEnv
 
-    envs = gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=64, vectorization_mode="vector_entry_point",
-                              num_players=4, opponents="random")
-    model = MaskablePPO("MlpPolicy", SB3VecEnv(envs), seed=0)
-    model.learn(100_000)
+envs = gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=64, vectorization_mode="vector_entry_point",
+                          num_players=4, opponents="random")
+model = MaskablePPO("MlpPolicy", SB3VecEnv(envs), seed=0)
+model.learn(100_000)
+```
 
 What it translates:
 

@@ -5,29 +5,29 @@ way Pgx does: each call takes one action per game -- the move of that game's pla
 returns a :class:`VectorGameStep` with, for every game, the observation and the legal actions of
 the player now to move, ``current_player``, the rewards this move gave to **every** seat, and
 whether the game ended. One policy (or one per seat, chosen by ``current_player``) plays all seats
-of all games, so self-play trainers see every decision of every game::
+of all games, so self-play trainers see every decision of every game:
 
-    import club_envs
-    game = club_envs.make_vector_game("members_only", num_games=256, num_players=4, seed=0)
-    step = game.reset(seed=0)
-    while ...:
-        actions = policy(step.observation, step.action_mask)   # (N,) one per game
-        step = game.step(actions)
-        returns += step.rewards                                # (N, players): every seat's reward
+```python
+import club_envs
+game = club_envs.make_vector_game("members_only", num_games=256, num_players=4, seed=0)
+step = game.reset(seed=0)
+for _ in range(steps):
+    actions = policy(step.observation, step.action_mask)   # (N,) one per game
+    step = game.step(actions)
+    returns += step.rewards                                # (N, players): every seat's reward
+```
 
 Shapes (N games, P players, A actions):
 
-==================  ===============  =================================================================
-field               shape, dtype     meaning
-==================  ===============  =================================================================
-``observation``     (N, obs) f32     the view of ``current_player`` (a finished game: seat 0's view)
-``action_mask``     (N, A) bool      its legal actions (a finished game: every action, see below)
-``current_player``  (N,) int64       the seat to move; -1 for a finished game
-``rewards``         (N, P) float32   what the step's move gave each seat (0 for a finished game)
-``terminated``      (N,) bool        the game ended by its rules on this step
-``truncated``       (N,) bool        the game was cut short (a safety limit) on this step
-``info``            dict             see below
-==================  ===============  =================================================================
+| field | shape, dtype | meaning |
+|---|---|---|
+| ``observation`` | (N, obs) float32 | the view of ``current_player`` (a finished game: seat 0's view) |
+| ``action_mask`` | (N, A) bool | its legal actions (a finished game: every action, see below) |
+| ``current_player`` | (N,) int64 | the seat to move; -1 for a finished game |
+| ``rewards`` | (N, P) float32 | what the step's move gave each seat (0 for a finished game) |
+| ``terminated`` | (N,) bool | the game ended by its rules on this step |
+| ``truncated`` | (N,) bool | the game was cut short (a safety limit) on this step |
+| ``info`` | dict | see below |
 
 **Autoreset** (``metadata["autoreset_mode"]``, chosen by ``autoreset=``):
 

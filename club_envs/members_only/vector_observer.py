@@ -123,9 +123,23 @@ def board_slice(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
 
 
 @compiled
-def observe_seat(t: Tables, r: Rules, g: int, me: int, scale: np.ndarray, v: np.ndarray) -> None:
+def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
+    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
+    for g in range(seats.shape[0]):
+        observe_one(t, r, g, seats[g], scale, out[g])
+
+
+@compiled
+def observe_rows(t: Tables, r: Rules, games: np.ndarray, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
+    """Row ``i`` of ``out``: the observation of seat ``seats[i]`` in game ``games[i]``."""
+    for i in range(games.shape[0]):
+        observe_one(t, r, games[i], seats[i], scale, out[i])
+
+
+@compiled
+def observe_one(t: Tables, r: Rules, g: int, me: int, scale: np.ndarray, v: np.ndarray) -> None:
     """``v``: the observation of seat ``me`` in game ``g``. The slices write their whole numbers
-    into it (exact in ``float32``), then one multiply by the scales."""
+    into the row (exact in ``float32``), then one multiply by the scales."""
     v[:] = 0
     turn_slices(t, r, g, me, v)
     card_slices(t, g, me, v)
@@ -135,23 +149,6 @@ def observe_seat(t: Tables, r: Rules, g: int, me: int, scale: np.ndarray, v: np.
         v[_REWARDS + space] = r.rewards[space]
     for i in range(SIZE):
         v[i] *= scale[i]
-
-
-@compiled
-def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
-    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
-    for g in range(seats.shape[0]):
-        observe_seat(t, r, g, seats[g], scale, out[g])
-
-
-@compiled
-def observe_listed(
-    t: Tables, r: Rules, games: np.ndarray, seats: np.ndarray, scale: np.ndarray, out: np.ndarray
-) -> None:
-    """Row ``k`` of ``out``: the observation of seat ``seats[k]`` in game ``games[k]`` (any games,
-    any seats, in any order: every seat's view of the games that just ended, say)."""
-    for k in range(games.shape[0]):
-        observe_seat(t, r, games[k], seats[k], scale, out[k])
 
 
 class VectorObserver:
@@ -176,11 +173,9 @@ class VectorObserver:
         observe_all(games.tables, games.rules, seats, self._scale, out)
         return out
 
-    def observe_games(self, games, which: np.ndarray, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """(K, SIZE) ``float32``: row ``k`` is seat ``seats[k]``'s observation of game ``which[k]``."""
-        which = np.asarray(which, dtype=np.int64)
-        seats = np.asarray(seats, dtype=np.int64)
-        if out is None:
-            out = np.empty((which.shape[0], SIZE), np.float32)
-        observe_listed(games.tables, games.rules, which, seats, self._scale, out)
+    def observe_games(self, games, indices: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """(K, SIZE) ``float32``: the observation of seat ``seats[i]`` in game ``indices[i]``."""
+        indices = np.asarray(indices, dtype=np.int64)
+        out = np.empty((len(indices), SIZE), np.float32)
+        observe_rows(games.tables, games.rules, indices, np.asarray(seats, dtype=np.int64), self._scale, out)
         return out

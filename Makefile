@@ -31,6 +31,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_envs.py
 	$(PY) benchmarks/bench_vector_engine.py
+	$(PY) benchmarks/bench_vector_game.py
 	$(PY) benchmarks/bench_training.py
 
 # The site in site/: the generated tables rewritten from the code, then a strict build (a broken

@@ -27,12 +27,18 @@ def seed_states(seed: int | np.random.SeedSequence | None, count: int) -> np.nda
 
 
 @compiled
-def draw(states: np.ndarray, g: int, bound: int) -> int:
-    """A whole number in ``0 .. bound - 1`` from game ``g``'s generator (advanced in place). The
-    modulo bias of a 64-bit draw is below 1e-17 for the bounds the engines use (at most 101)."""
-    x = states[g]
+def advance(x: np.uint64) -> np.uint64:
+    """The generator's next state (xorshift64: 13, 7, 17)."""
     x ^= x << _13
     x ^= x >> _7
     x ^= x << _17
+    return x
+
+
+@compiled
+def draw(states: np.ndarray, g: int, bound: int) -> int:
+    """A whole number in ``0 .. bound - 1`` from game ``g``'s generator (advanced in place). The
+    modulo bias of a 64-bit draw is below 1e-17 for the bounds the engines use (at most 101)."""
+    x = advance(states[g])
     states[g] = x
     return int(x % np.uint64(bound))

@@ -2,9 +2,9 @@
 
 :mod:`club_envs.arkham_decoders.engine` is the reference and the readable statement of the rules;
 this module plays the same game on many tables at once, for training and evaluation at array
-speed. The state of all games is one :class:`Tables` (a struct of arrays, indexed by game first);
-each rule of docs/rules/arkham_decoders_club.md is one ``@compiled`` function below, named like
-its counterpart in the reference engine and taking the tables and a game index ``g``.
+speed. The state of all games is one record array (a :data:`GAME` record per game); each rule of
+docs/rules/arkham_decoders_club.md is one ``@compiled`` function below, named like its
+counterpart in the reference engine and taking one game's record ``s``.
 :class:`VectorGames` owns the arrays and steps all games per call.
 ``tests/arkham_decoders/test_vector_engine.py`` replays its games move by move on the reference
 engine, compiled and with ``NUMBA_DISABLE_JIT=1`` (the same code as plain Python).
@@ -46,15 +46,15 @@ from club_envs.arkham_decoders.rules import (
 )
 from club_envs.compiled import compiled
 from club_envs.errors import IllegalActionError
-from club_envs.vector_rng import draw, seed_states
+from club_envs.vector_rng import advance, seed_states
 
-# Phases (Tables.phase), in the reference's PHASES order, then the end.
+# Phases (the phase field), in the reference's PHASES order, then the end.
 PROPOSAL, VOTE, CHOOSE, END = 0, 1, 2, 3
 PHASE_NAMES = ("proposal", "vote", "choose", "end")
-# Public roles (Tables.roles), in the observer's seat_roles order.
+# Public roles (the roles field), in the observer's seat_roles order.
 ADVISOR_ROLE, LEADER_ROLE, MEMBER_ROLE = 0, 1, 2
 PUBLIC_ROLE_NAMES = (ADVISOR, LEADER, MEMBER)
-# Why a game ended (Tables.reason); PLAYING while it goes on.
+# Why a game ended (the reason field); PLAYING while it goes on.
 PLAYING, ENDED_BY_RESHUFFLE, ENDED_BY_NO_DECK = 0, 1, 2
 REASONS = (None, "reshuffle", "no_deck")
 NONE = -1  # no seat, card, book or vote
@@ -67,69 +67,53 @@ ROLE_LEADER, ROLE_MEMBER, ROLE_INVESTIGATOR, ROLE_BLACK_MAN = (ROLES.index(r) fo
 _VALUES = np.array(VALUES, dtype=np.int64)
 
 
-class Tables(NamedTuple):
-    """The state of N games, one row per game (seats padded to 6, cards by id 0..23).
-
-    Setup: ``roles`` (per seat: ADVISOR_ROLE, LEADER_ROLE, MEMBER_ROLE), ``leader``, ``advisors``
-    (2, vote order: clockwise from the leader), ``proposers`` (4: the leader and members clockwise
-    from the leader, -1 padded), ``black_man``, ``investigator``, ``grimoire`` (per seat: an
-    advisor's book, else -1), ``unowned`` (2 books), ``true_book``.
-    Cards: ``hands`` (seat x card flags) and ``hand_count``; ``deck`` (drawn from the top,
-    ``deck[deck_size - 1]``) and ``deck_size``; ``discard`` (card flags) and ``discard_count``;
-    ``table_cards`` / ``table_seats`` (3 slots in reveal order) and ``table_size``; ``decoded``
-    (seat x card flags) and ``decoded_count``; ``peeked`` (per seat).
-    Turn: ``phase``, ``current`` (-1 once over), ``proposer_index``, ``passes`` (per seat, this
-    proposal phase), ``pending`` (2, per advisor in vote order: the vote cast in this advice
-    phase, or -1), ``reason``.
-    Public votes: ``vote_count`` (revealed advices), ``last_votes`` (2), ``vote_summary`` (2 x 26
-    float64 per advisor in vote order, accumulated in the reference observer's order: per book x
-    (agree, oppose) the proposals, cards and card weight, then the agree/oppose totals).
-    Reshuffles: ``reshuffles``, ``face_up`` (books in flipping order) and ``face_up_count``;
-    ``reshuffled_decks`` / ``reshuffled_sizes`` / ``reshuffled_flips`` (what each reshuffle
-    made, for replays).
-    ``rng``: the game's generator.
-    """
-
-    roles: np.ndarray
-    leader: np.ndarray
-    advisors: np.ndarray
-    proposers: np.ndarray
-    black_man: np.ndarray
-    investigator: np.ndarray
-    grimoire: np.ndarray
-    unowned: np.ndarray
-    true_book: np.ndarray
-    hands: np.ndarray
-    hand_count: np.ndarray
-    deck: np.ndarray
-    deck_size: np.ndarray
-    discard: np.ndarray
-    discard_count: np.ndarray
-    table_cards: np.ndarray
-    table_seats: np.ndarray
-    table_size: np.ndarray
-    decoded: np.ndarray
-    decoded_count: np.ndarray
-    peeked: np.ndarray
-    phase: np.ndarray
-    current: np.ndarray
-    proposer_index: np.ndarray
-    passes: np.ndarray
-    pending: np.ndarray
-    reason: np.ndarray
-    vote_count: np.ndarray
-    last_votes: np.ndarray
-    vote_summary: np.ndarray
-    reshuffles: np.ndarray
-    face_up: np.ndarray
-    face_up_count: np.ndarray
-    reshuffled_decks: np.ndarray
-    reshuffled_flips: np.ndarray
-    reshuffled_sizes: np.ndarray
-    rng: np.ndarray
-
-
+S, C = MAX_SEATS, NUM_CARDS
 SUMMARY_SIZE = 3 * NUM_BOOKS * 2 + 2  # per advisor: proposals, cards, weight (book x vote), totals
+GAME = np.dtype(
+    [
+        # setup
+        ("roles", np.int8, (S,)), ("leader", np.int8), ("advisors", np.int8, (2,)),
+        ("proposers", np.int8, (MAX_PROPOSERS,)), ("black_man", np.int8), ("investigator", np.int8),
+        ("books", np.int8, (NUM_BOOKS,)), ("grimoire", np.int8, (S,)), ("true_book", np.int8),
+        # cards
+        ("hands", np.int8, (S, C)), ("hand_count", np.int8, (S,)), ("deck", np.int8, (C,)), ("deck_size", np.int8),
+        ("discard", np.int8, (C,)), ("discard_count", np.int8), ("table_cards", np.int8, (CARDS_PER_PROPOSAL,)),
+        ("table_seats", np.int8, (CARDS_PER_PROPOSAL,)), ("table_size", np.int8), ("decoded", np.int8, (S, C)),
+        ("decoded_count", np.int8, (S,)), ("peeked", np.int8, (S,)),
+        # turn
+        ("phase", np.int8), ("current", np.int8), ("proposer_index", np.int8), ("passes", np.int8, (S,)),
+        ("pending", np.int8, (2,)), ("reason", np.int8),
+        # public votes
+        ("vote_count", np.int32), ("last_votes", np.int8, (2,)), ("vote_summary", np.float64, (2, SUMMARY_SIZE)),
+        # reshuffles
+        ("reshuffles", np.int8), ("face_up", np.int8, (MAX_RESHUFFLES,)), ("face_up_count", np.int8),
+        ("reshuffled_decks", np.int8, (MAX_RESHUFFLES, C)), ("reshuffled_sizes", np.int8, (MAX_RESHUFFLES,)),
+        ("reshuffled_flips", np.int8, (MAX_RESHUFFLES,)),
+        ("rng", np.uint64),
+    ],
+    align=True,
+)
+"""One game's state, one record per game (seats padded to 6, cards by id 0..23, flags as 0/1).
+
+Setup: ``roles`` (per seat: ADVISOR_ROLE, LEADER_ROLE, MEMBER_ROLE), ``leader``, ``advisors`` (vote
+order: clockwise from the leader), ``proposers`` (the leader and members clockwise from the leader,
+-1 padded), ``black_man``, ``investigator``, ``books`` (the shuffled grimoires: the advisors' in
+seat order, then the two unowned), ``grimoire`` (per seat: an advisor's book, else -1),
+``true_book``. Cards: ``hands`` (seat x card flags) and ``hand_count``; ``deck`` (drawn from the
+top, ``deck[deck_size - 1]``) and ``deck_size``; ``discard`` (card flags) and ``discard_count``;
+``table_cards`` / ``table_seats`` (3 slots in reveal order) and ``table_size``; ``decoded`` (seat x
+card flags) and ``decoded_count``; ``peeked``. Turn: ``phase``, ``current`` (-1 once over),
+``proposer_index``, ``passes`` (this proposal phase), ``pending`` (per advisor in vote order: the
+vote cast in this advice phase, or -1), ``reason``. Public votes: ``vote_count`` (revealed
+advices), ``last_votes``, ``vote_summary`` (per advisor in vote order, float64, summed in the
+reference observer's order: per book x (agree, oppose) the proposals, cards and card weight, then
+the agree/oppose totals). Reshuffles: ``reshuffles``, ``face_up`` (books in flipping order) and
+``face_up_count``; ``reshuffled_decks`` / ``reshuffled_sizes`` / ``reshuffled_flips`` (what each
+reshuffle made, for replays). ``rng``: the game's generator.
+
+A record per game, not one array per field: every compiled rule takes one game's record, so numba
+compiles each rule for one small argument (with 37 separate arrays, compilation took twice as long).
+"""
 _CARDS_AT = NUM_BOOKS * 2
 _WEIGHT_AT = 2 * NUM_BOOKS * 2
 _TOTALS_AT = 3 * NUM_BOOKS * 2
@@ -160,468 +144,452 @@ def rules_of(config: Config) -> Rules:
     )
 
 
-def allocate_tables(num_games: int) -> Tables:
-    """Arrays for ``num_games`` games (contents set by :func:`reset_game`)."""
-    g, s, c = num_games, MAX_SEATS, NUM_CARDS
-    small = np.int8
-    return Tables(
-        roles=np.zeros((g, s), small),
-        leader=np.zeros(g, small),
-        advisors=np.zeros((g, 2), small),
-        proposers=np.full((g, MAX_PROPOSERS), NONE, small),
-        black_man=np.zeros(g, small),
-        investigator=np.zeros(g, small),
-        grimoire=np.full((g, s), NONE, small),
-        unowned=np.zeros((g, 2), small),
-        true_book=np.zeros(g, small),
-        hands=np.zeros((g, s, c), np.bool_),
-        hand_count=np.zeros((g, s), small),
-        deck=np.zeros((g, c), small),
-        deck_size=np.zeros(g, small),
-        discard=np.zeros((g, c), np.bool_),
-        discard_count=np.zeros(g, small),
-        table_cards=np.full((g, CARDS_PER_PROPOSAL), NONE, small),
-        table_seats=np.full((g, CARDS_PER_PROPOSAL), NONE, small),
-        table_size=np.zeros(g, small),
-        decoded=np.zeros((g, s, c), np.bool_),
-        decoded_count=np.zeros((g, s), small),
-        peeked=np.zeros((g, s), np.bool_),
-        phase=np.full(g, END, small),
-        current=np.full(g, NONE, small),
-        proposer_index=np.zeros(g, small),
-        passes=np.zeros((g, s), np.bool_),
-        pending=np.full((g, 2), NONE, small),
-        reason=np.zeros(g, small),
-        vote_count=np.zeros(g, np.int32),
-        last_votes=np.zeros((g, 2), small),
-        vote_summary=np.zeros((g, 2, SUMMARY_SIZE), np.float64),
-        reshuffles=np.zeros(g, small),
-        face_up=np.full((g, MAX_RESHUFFLES), NONE, small),
-        face_up_count=np.zeros(g, small),
-        reshuffled_decks=np.zeros((g, MAX_RESHUFFLES, c), small),
-        reshuffled_flips=np.full((g, MAX_RESHUFFLES), NONE, small),
-        reshuffled_sizes=np.zeros((g, MAX_RESHUFFLES), small),
-        rng=np.ones(g, np.uint64),
-    )
+def allocate_tables(num_games: int) -> np.recarray:
+    """One :data:`GAME` record per game, over (contents set by :func:`reset_game`)."""
+    tables = np.zeros(num_games, GAME).view(np.recarray)
+    tables.phase = END
+    tables.current = NONE
+    tables.rng = 1
+    return tables
 
 
 # --------------------------------------------------------------------------- setup
 
 
 @compiled
-def shuffle(t: Tables, g: int, items: np.ndarray, count: int) -> None:
-    """The first ``count`` entries of ``items`` in a uniformly random order (Fisher-Yates on the
-    game's generator)."""
+def draw_for(s, bound: int) -> int:
+    """A whole number in ``0 .. bound - 1`` from the game's own generator (advanced in place)."""
+    s.rng = advance(s.rng)
+    return int(s.rng % np.uint64(bound))
+
+
+@compiled
+def shuffle(s, items: np.ndarray, count: int) -> None:
+    """The first ``count`` entries of ``items`` in a uniformly random order (Fisher-Yates)."""
     for i in range(count - 1, 0, -1):
-        j = draw(t.rng, g, i + 1)
+        j = draw_for(s, i + 1)
         items[i], items[j] = items[j], items[i]
 
 
 @compiled
-def deal_setup(t: Tables, r: Rules, g: int, scratch: np.ndarray) -> None:
-    """Setup 1-4: public roles (dealt at random unless the ``roles`` option fixes them), the two
-    identity cards to the advisors, a grimoire to each advisor (the other two unowned), hands of
-    H to the leader and members, the rest of the 24 cards as the deck (``scratch``: room for 24)."""
+def deal_roles(s, r: Rules) -> None:
+    """Setup 1-2: the public roles (at random unless the ``roles`` option fixes them), and the two
+    identity cards to the advisors."""
     n = r.num_players
-    roles = t.roles[g]
-    roles[:] = NONE
-    for s in range(n):
-        roles[s] = r.role_deck[s] if r.fixed_roles[0] == NONE else r.fixed_roles[s]
-    if r.fixed_roles[0] == NONE:
-        shuffle(t, g, roles, n)
-    first = second = NONE  # the advisors in seat order get the identities in a random order
-    for s in range(n):
-        if roles[s] == ADVISOR_ROLE:
+    fixed = r.fixed_roles[0] != NONE
+    for seat in range(S):
+        s.roles[seat] = NONE
+    for seat in range(n):
+        s.roles[seat] = r.fixed_roles[seat] if fixed else r.role_deck[seat]
+    if not fixed:
+        shuffle(s, s.roles, n)
+    first = second = NONE  # the advisors in seat order
+    for seat in range(n):
+        if s.roles[seat] == ADVISOR_ROLE:
             if first == NONE:
-                first = s
+                first = seat
             else:
-                second = s
-    black_first = draw(t.rng, g, 2) == 0
-    t.black_man[g] = first if black_first else second
-    t.investigator[g] = second if black_first else first
-    books = scratch[:NUM_BOOKS]
-    for b in range(NUM_BOOKS):
-        books[b] = b
-    shuffle(t, g, books, NUM_BOOKS)
-    t.grimoire[g] = NONE
-    t.grimoire[g, first] = books[0]
-    t.grimoire[g, second] = books[1]
-    t.unowned[g, 0] = books[2]
-    t.unowned[g, 1] = books[3]
-    t.true_book[g] = t.grimoire[g, t.black_man[g]]
-    cards = scratch
-    for c in range(NUM_CARDS):
-        cards[c] = c
-    shuffle(t, g, cards, NUM_CARDS)
-    left = NUM_CARDS  # hands are drawn from the end, seat by seat; the rest is the deck, top last
-    t.hands[g] = False
-    t.hand_count[g] = 0
-    for s in range(n):
-        if roles[s] != ADVISOR_ROLE:
-            for _ in range(r.hand_size):
-                left -= 1
-                t.hands[g, s, cards[left]] = True
-            t.hand_count[g, s] = r.hand_size
-    for i in range(left):
-        t.deck[g, i] = cards[i]
-    t.deck_size[g] = left
+                second = seat
+    black_first = draw_for(s, 2) == 0
+    s.black_man = first if black_first else second
+    s.investigator = second if black_first else first
 
 
 @compiled
-def seat_order(t: Tables, r: Rules, g: int) -> None:
+def deal_setup(s, r: Rules) -> None:
+    """Setup 1-4: roles and identities (:func:`deal_roles`), a grimoire to each advisor (the other
+    two unowned), hands of H to the leader and members, the rest of the 24 cards as the deck."""
+    deal_roles(s, r)
+    for book in range(NUM_BOOKS):
+        s.books[book] = book
+    shuffle(s, s.books, NUM_BOOKS)
+    for seat in range(S):
+        s.grimoire[seat] = NONE
+    first, second = min(s.black_man, s.investigator), max(s.black_man, s.investigator)
+    s.grimoire[first] = s.books[0]
+    s.grimoire[second] = s.books[1]
+    s.true_book = s.grimoire[s.black_man]
+    for card in range(C):
+        s.deck[card] = card
+    shuffle(s, s.deck, C)
+    left = C  # hands are drawn from the end, seat by seat; the rest is the deck, top last
+    for seat in range(S):
+        s.hand_count[seat] = 0
+        for card in range(C):
+            s.hands[seat, card] = 0
+    for seat in range(r.num_players):
+        if s.roles[seat] != ADVISOR_ROLE:
+            for _ in range(r.hand_size):
+                left -= 1
+                s.hands[seat, s.deck[left]] = 1
+            s.hand_count[seat] = r.hand_size
+    s.deck_size = left
+
+
+@compiled
+def seat_order(s, r: Rules) -> None:
     """The leader, then clockwise: the advisors in vote order and the proposers in turn order."""
     n = r.num_players
-    for s in range(n):
-        if t.roles[g, s] == LEADER_ROLE:
-            t.leader[g] = s
+    for seat in range(n):
+        if s.roles[seat] == LEADER_ROLE:
+            s.leader = seat
     advisors = proposers = 0
-    t.proposers[g] = NONE
+    for i in range(MAX_PROPOSERS):
+        s.proposers[i] = NONE
     for k in range(n):
-        s = (t.leader[g] + k) % n
-        if t.roles[g, s] == ADVISOR_ROLE:
-            t.advisors[g, advisors] = s
+        seat = (s.leader + k) % n
+        if s.roles[seat] == ADVISOR_ROLE:
+            s.advisors[advisors] = seat
             advisors += 1
         else:
-            t.proposers[g, proposers] = s
+            s.proposers[proposers] = seat
             proposers += 1
 
 
 @compiled
-def reset_game(t: Tables, r: Rules, g: int, scratch: np.ndarray) -> None:
-    """A new game at table ``g``: dealt, nothing shown, the leader to propose."""
-    deal_setup(t, r, g, scratch)
-    seat_order(t, r, g)
-    t.discard[g] = False
-    t.discard_count[g] = 0
-    t.table_size[g] = 0
-    t.table_cards[g] = NONE
-    t.table_seats[g] = NONE
-    t.decoded[g] = False
-    t.decoded_count[g] = 0
-    t.peeked[g] = False
-    t.pending[g] = NONE
-    t.reason[g] = PLAYING
-    t.vote_count[g] = 0
-    t.last_votes[g] = 0
-    t.vote_summary[g] = 0.0
-    t.reshuffles[g] = 0
-    t.face_up[g] = NONE
-    t.face_up_count[g] = 0
-    t.reshuffled_flips[g] = NONE
-    start_proposal(t, g)
+def reset_game(s, r: Rules) -> None:
+    """A new game at this table: dealt, nothing shown, the leader to propose."""
+    deal_setup(s, r)
+    seat_order(s, r)
+    for card in range(C):
+        s.discard[card] = 0
+    for seat in range(S):
+        s.decoded_count[seat] = 0
+        s.peeked[seat] = 0
+        for card in range(C):
+            s.decoded[seat, card] = 0
+    s.discard_count = 0
+    clear_table(s)
+    s.pending[0] = s.pending[1] = NONE
+    s.reason = PLAYING
+    s.vote_count = 0
+    s.last_votes[0] = s.last_votes[1] = 0
+    for k in range(2):
+        for i in range(SUMMARY_SIZE):
+            s.vote_summary[k, i] = 0.0
+    s.reshuffles = 0
+    s.face_up_count = 0
+    for i in range(MAX_RESHUFFLES):
+        s.face_up[i] = NONE
+        s.reshuffled_flips[i] = NONE
+        s.reshuffled_sizes[i] = 0
+    start_proposal(s)
 
 
 # --------------------------------------------------------------------------- turn flow
 
 
 @compiled
-def start_proposal(t: Tables, g: int) -> None:
-    t.phase[g] = PROPOSAL
-    t.passes[g] = False
-    t.proposer_index[g] = 0
-    t.current[g] = t.leader[g]
+def clear_table(s) -> None:
+    s.table_size = 0
+    for slot in range(CARDS_PER_PROPOSAL):
+        s.table_cards[slot] = NONE
+        s.table_seats[slot] = NONE
 
 
 @compiled
-def next_proposer(t: Tables, r: Rules, g: int) -> None:
-    t.proposer_index[g] = (t.proposer_index[g] + 1) % (r.num_players - 2)
-    t.current[g] = t.proposers[g, t.proposer_index[g]]
+def start_proposal(s) -> None:
+    s.phase = PROPOSAL
+    for seat in range(S):
+        s.passes[seat] = 0
+    s.proposer_index = 0
+    s.current = s.leader
 
 
 @compiled
-def start_vote(t: Tables, g: int) -> None:
-    t.phase[g] = VOTE
-    t.current[g] = t.advisors[g, 0]
+def next_proposer(s, r: Rules) -> None:
+    s.proposer_index = (s.proposer_index + 1) % (r.num_players - 2)
+    s.current = s.proposers[s.proposer_index]
 
 
 # --------------------------------------------------------------------------- rules, one each
 
 
 @compiled
-def is_face_up(t: Tables, g: int, book: int) -> bool:
-    for i in range(t.face_up_count[g]):
-        if t.face_up[g, i] == book:
+def is_face_up(s, book: int) -> bool:
+    for i in range(s.face_up_count):
+        if s.face_up[i] == book:
             return True
     return False
 
 
 @compiled
-def reshuffle(t: Tables, g: int) -> bool:
-    """A draw from an empty deck: shuffle the discard pile into a new deck and flip one unowned
-    grimoire not yet face up (at random). The game ends instead (False) when this would be the
-    **third** reshuffle (ruling R6: not carried out; ruling R7: this reason first), or else when
-    the discard pile is empty."""
-    if t.reshuffles[g] + 1 >= RESHUFFLES_TO_END:
-        end_game(t, g, ENDED_BY_RESHUFFLE)
-        return False
-    if t.discard_count[g] == 0:
-        end_game(t, g, ENDED_BY_NO_DECK)
-        return False
-    number = t.reshuffles[g]
-    t.reshuffles[g] += 1
+def flip_grimoire(s) -> int:
+    """A reshuffle turns one of the unowned grimoires not yet face up (at random) face up: a known
+    fake. Returns it (-1 when both are face up already)."""
     candidates = 0
     for i in range(2):
-        if not is_face_up(t, g, t.unowned[g, i]):
+        if not is_face_up(s, s.books[2 + i]):
             candidates += 1
-    flipped = NONE
-    if candidates:
-        pick = draw(t.rng, g, candidates)
-        for i in range(2):
-            if not is_face_up(t, g, t.unowned[g, i]):
-                if pick == 0 and flipped == NONE:
-                    flipped = t.unowned[g, i]
-                pick -= 1
-        t.face_up[g, t.face_up_count[g]] = flipped
-        t.face_up_count[g] += 1
+    if candidates == 0:
+        return NONE
+    pick = draw_for(s, candidates)
+    for i in range(2):
+        book = s.books[2 + i]
+        if not is_face_up(s, book):
+            if pick == 0:
+                s.face_up[s.face_up_count] = book
+                s.face_up_count += 1
+                return book
+            pick -= 1
+    return NONE
+
+
+@compiled
+def reshuffle(s) -> bool:
+    """A draw from an empty deck: shuffle the discard pile into a new deck and flip a grimoire
+    (:func:`flip_grimoire`). The game ends instead (False) when this would be the **third**
+    reshuffle (ruling R6: not carried out; ruling R7: this reason first), or else when the discard
+    pile is empty."""
+    if s.reshuffles + 1 >= RESHUFFLES_TO_END:
+        end_game(s, ENDED_BY_RESHUFFLE)
+        return False
+    if s.discard_count == 0:
+        end_game(s, ENDED_BY_NO_DECK)
+        return False
+    number = s.reshuffles
+    s.reshuffles += 1
+    s.reshuffled_flips[number] = flip_grimoire(s)
     size = 0
-    for card in range(NUM_CARDS):
-        if t.discard[g, card]:
-            t.deck[g, size] = card
+    for card in range(C):
+        if s.discard[card]:
+            s.deck[size] = card
             size += 1
-            t.discard[g, card] = False
-    shuffle(t, g, t.deck[g], size)
-    t.deck_size[g] = size
-    t.discard_count[g] = 0
-    t.reshuffled_flips[g, number] = flipped
+            s.discard[card] = 0
+    shuffle(s, s.deck, size)
+    s.deck_size = size
+    s.discard_count = 0
+    s.reshuffled_sizes[number] = size
     for i in range(size):
-        t.reshuffled_decks[g, number, i] = t.deck[g, i]
-    t.reshuffled_sizes[g, number] = size
+        s.reshuffled_decks[number, i] = s.deck[i]
     return True
 
 
 @compiled
-def refill_hand(t: Tables, r: Rules, g: int, seat: int) -> bool:
+def refill_hand(s, r: Rules, seat: int) -> bool:
     """Draw back up to the hand size H at once after revealing (ruling R2: H, also with 4
     players); an empty deck is rebuilt by :func:`reshuffle`. False when that ended the game."""
-    while t.hand_count[g, seat] < r.hand_size:
-        if t.deck_size[g] == 0 and not reshuffle(t, g):
+    while s.hand_count[seat] < r.hand_size:
+        if s.deck_size == 0 and not reshuffle(s):
             return False
-        t.deck_size[g] -= 1
-        t.hands[g, seat, t.deck[g, t.deck_size[g]]] = True
-        t.hand_count[g, seat] += 1
+        s.deck_size -= 1
+        s.hands[seat, s.deck[s.deck_size]] = 1
+        s.hand_count[seat] += 1
     return True
 
 
 @compiled
-def reveal_chapter_card(t: Tables, r: Rules, g: int, card: int) -> None:
+def reveal_chapter_card(s, r: Rules, card: int) -> None:
     """Proposal: show one chapter card face up, then at once refill the hand to H; the third card
-    starts the advice."""
-    seat = t.current[g]
-    t.hands[g, seat, card] = False
-    t.hand_count[g, seat] -= 1
-    slot = t.table_size[g]
-    t.table_cards[g, slot] = card
-    t.table_seats[g, slot] = seat
-    t.table_size[g] = slot + 1
-    if not refill_hand(t, r, g, seat):
+    starts the advice (the advisors vote in order, clockwise from the leader)."""
+    seat = s.current
+    s.hands[seat, card] = 0
+    s.hand_count[seat] -= 1
+    slot = s.table_size
+    s.table_cards[slot] = card
+    s.table_seats[slot] = seat
+    s.table_size = slot + 1
+    if not refill_hand(s, r, seat):
         return
-    if t.table_size[g] == CARDS_PER_PROPOSAL:
-        start_vote(t, g)
+    if s.table_size == CARDS_PER_PROPOSAL:
+        s.phase = VOTE
+        s.current = s.advisors[0]
     else:
-        next_proposer(t, r, g)
+        next_proposer(s, r)
 
 
 @compiled
-def pass_turn(t: Tables, r: Rules, g: int) -> None:
+def pass_turn(s, r: Rules) -> None:
     """Proposal: a member may pass instead of revealing (the leader never may)."""
-    t.passes[g, t.current[g]] = True
-    next_proposer(t, r, g)
+    s.passes[s.current] = 1
+    next_proposer(s, r)
 
 
 @compiled
-def cast_vote(t: Tables, r: Rules, g: int, vote: int) -> None:
+def cast_vote(s, r: Rules, vote: int) -> None:
     """Advice: each advisor secretly agrees (1) or opposes (0); both are revealed together."""
-    if t.pending[g, 0] == NONE:
-        t.pending[g, 0] = vote
-        t.current[g] = t.advisors[g, 1]
+    if s.pending[0] == NONE:
+        s.pending[0] = vote
+        s.current = s.advisors[1]
         return
-    t.pending[g, 1] = vote
-    resolve_votes(t, r, g)
+    s.pending[1] = vote
+    resolve_votes(s, r)
 
 
 @compiled
-def add_public_vote(t: Tables, g: int) -> None:
+def add_public_vote(s) -> None:
     """The revealed advice enters the public history: the per-advisor summary the observation
     shows, summed in the reference observer's order (so the float64 sums agree bit for bit)."""
     books_in = 0  # bit per book
     for slot in range(CARDS_PER_PROPOSAL):
-        books_in |= 1 << (t.table_cards[g, slot] // NUM_VALUES)
+        books_in |= 1 << (s.table_cards[slot] // NUM_VALUES)
     for k in range(2):
-        summary = t.vote_summary[g, k]
-        at = 0 if t.pending[g, k] else 1
+        at = 0 if s.pending[k] else 1
         for slot in range(CARDS_PER_PROPOSAL):
-            card = t.table_cards[g, slot]
+            card = s.table_cards[slot]
             book = card // NUM_VALUES
-            summary[at + book * 2 + _CARDS_AT] += _COUNT_STEP
-            summary[at + book * 2 + _WEIGHT_AT] += _WEIGHT_STEP[card]
+            s.vote_summary[k, at + book * 2 + _CARDS_AT] += _COUNT_STEP
+            s.vote_summary[k, at + book * 2 + _WEIGHT_AT] += _WEIGHT_STEP[card]
         for book in range(NUM_BOOKS):
             if books_in >> book & 1:
-                summary[at + book * 2] += _COUNT_STEP
-        summary[at + _TOTALS_AT] += _COUNT_STEP
-        t.last_votes[g, k] = t.pending[g, k]
-    t.vote_count[g] += 1
+                s.vote_summary[k, at + book * 2] += _COUNT_STEP
+        s.vote_summary[k, at + _TOTALS_AT] += _COUNT_STEP
+        s.last_votes[k] = s.pending[k]
+    s.vote_count += 1
 
 
 @compiled
-def resolve_votes(t: Tables, r: Rules, g: int) -> None:
+def resolve_votes(s, r: Rules) -> None:
     """Decoding: 2 agree decode all 3; 2 oppose discard all 3; 1-1 the leader picks one (rulings
     R4, R5) -- unless every card is of a face-up grimoire, then none is decoded."""
-    add_public_vote(t, g)
-    agrees = t.pending[g, 0] + t.pending[g, 1]
-    t.pending[g] = NONE
+    add_public_vote(s)
+    agrees = s.pending[0] + s.pending[1]
+    s.pending[0] = s.pending[1] = NONE
     if agrees == 2:
-        decode_cards(t, r, g, 0b111)
+        decode_cards(s, r, 0b111)
     elif agrees == 0:
-        decode_cards(t, r, g, 0)
-    elif eligible_slots(t, g):
-        t.phase[g] = CHOOSE
-        t.current[g] = t.leader[g]
+        decode_cards(s, r, 0)
+    elif eligible_slots(s):
+        s.phase = CHOOSE
+        s.current = s.leader
     else:
-        decode_cards(t, r, g, 0)
+        decode_cards(s, r, 0)
 
 
 @compiled
-def eligible_slots(t: Tables, g: int) -> int:
+def eligible_slots(s) -> int:
     """Bits of the face-up slots the leader may decode after a 1-1 vote: not of a face-up grimoire."""
     bits = 0
-    for slot in range(t.table_size[g]):
-        if not is_face_up(t, g, t.table_cards[g, slot] // NUM_VALUES):
+    for slot in range(s.table_size):
+        if not is_face_up(s, s.table_cards[slot] // NUM_VALUES):
             bits |= 1 << slot
     return bits
 
 
 @compiled
-def decode_cards(t: Tables, r: Rules, g: int, slots: int) -> None:
+def decode_cards(s, r: Rules, slots: int) -> None:
     """Decoded cards (``slots``: bits) stay face up before whoever revealed them; the rest go to
-    the discard pile. Then the fourth-card peek and the next proposal."""
-    for slot in range(t.table_size[g]):
-        seat, card = t.table_seats[g, slot], t.table_cards[g, slot]
+    the discard pile. Then the fourth-card peek: a player whose decoded cards reach 4 secretly
+    sees the identity cards, once. The next proposal begins."""
+    for slot in range(s.table_size):
+        seat, card = s.table_seats[slot], s.table_cards[slot]
         if slots >> slot & 1:
-            t.decoded[g, seat, card] = True
-            t.decoded_count[g, seat] += 1
+            s.decoded[seat, card] = 1
+            s.decoded_count[seat] += 1
         else:
-            t.discard[g, card] = True
-            t.discard_count[g] += 1
-    t.table_size[g] = 0
-    t.table_cards[g] = NONE
-    t.table_seats[g] = NONE
-    fourth_card_peek(t, r, g)
-    start_proposal(t, g)
-
-
-@compiled
-def fourth_card_peek(t: Tables, r: Rules, g: int) -> None:
-    """A player whose decoded cards reach 4 secretly sees the identity cards, once."""
+            s.discard[card] = 1
+            s.discard_count += 1
+    clear_table(s)
     for seat in range(r.num_players):
-        if t.decoded_count[g, seat] >= PEEK_AT_DECODED:
-            t.peeked[g, seat] = True
+        if s.decoded_count[seat] >= PEEK_AT_DECODED:
+            s.peeked[seat] = 1
+    start_proposal(s)
 
 
 @compiled
-def end_game(t: Tables, g: int, reason: int) -> None:
+def end_game(s, reason: int) -> None:
     """The end: no one moves; a vote cast in an unfinished advice stays unrevealed."""
-    t.phase[g] = END
-    t.current[g] = NONE
-    t.pending[g] = NONE
-    t.reason[g] = reason
+    s.phase = END
+    s.current = NONE
+    s.pending[0] = s.pending[1] = NONE
+    s.reason = reason
 
 
 @compiled
-def san_of(t: Tables, r: Rules, g: int, seat: int) -> int:
+def san_of(s, r: Rules, seat: int) -> int:
     """SAN of a leader/member: a true-grimoire card counts its value, a fake one +1; then the
     insanity penalty for a total of 0 or less."""
     total = 0
-    true_book = t.true_book[g]
-    for card in range(NUM_CARDS):
-        if t.decoded[g, seat, card]:
-            total += _VALUES[card % NUM_VALUES] if card // NUM_VALUES == true_book else FAKE_CARD_POINTS
+    for card in range(C):
+        if s.decoded[seat, card]:
+            total += _VALUES[card % NUM_VALUES] if card // NUM_VALUES == s.true_book else FAKE_CARD_POINTS
     if total <= 0:
         total -= r.insanity_penalty
     return total
 
 
 @compiled
-def san_total(t: Tables, r: Rules, g: int) -> int:
+def san_total(s, r: Rules) -> int:
     """The team's SAN: the sum over the leader and members (the team wins at 1 or more)."""
     total = 0
     for i in range(r.num_players - 2):
-        total += san_of(t, r, g, t.proposers[g, i])
+        total += san_of(s, r, s.proposers[i])
     return total
 
 
 @compiled
-def role_of(t: Tables, g: int, seat: int) -> int:
+def role_of(s, seat: int) -> int:
     """The seat's role with advisors resolved (ROLES order: leader, member, investigator, black_man)."""
-    role = t.roles[g, seat]
+    role = s.roles[seat]
     if role == LEADER_ROLE:
         return ROLE_LEADER
     if role == MEMBER_ROLE:
         return ROLE_MEMBER
-    return ROLE_BLACK_MAN if seat == t.black_man[g] else ROLE_INVESTIGATOR
+    return ROLE_BLACK_MAN if seat == s.black_man else ROLE_INVESTIGATOR
 
 
 @compiled
-def score_of(t: Tables, r: Rules, g: int, seat: int, total: int) -> int:
+def score_of(s, r: Rules, seat: int, total: int) -> int:
     """A leader/member's own SAN; the Investigator the team's total; the Black Man its negative."""
-    if t.roles[g, seat] != ADVISOR_ROLE:
-        return san_of(t, r, g, seat)
-    return -total if seat == t.black_man[g] else total
+    if s.roles[seat] != ADVISOR_ROLE:
+        return san_of(s, r, seat)
+    return -total if seat == s.black_man else total
 
 
 # --------------------------------------------------------------------------- actions
 
 
 @compiled
-def apply_action(t: Tables, r: Rules, g: int, action: int) -> None:
-    """Play a legal ``action`` for game ``g``'s player to move."""
-    phase = t.phase[g]
+def apply_action(s, r: Rules, action: int) -> None:
+    """Play a legal ``action`` for the player to move."""
+    phase = s.phase
     if phase == PROPOSAL:
         if action == A.PASS:
-            pass_turn(t, r, g)
+            pass_turn(s, r)
         else:
-            reveal_chapter_card(t, r, g, action - A.REVEAL)
+            reveal_chapter_card(s, r, action - A.REVEAL)
     elif phase == VOTE:
-        cast_vote(t, r, g, 1 if action == A.AGREE else 0)
+        cast_vote(s, r, 1 if action == A.AGREE else 0)
     elif phase == CHOOSE:
-        decode_cards(t, r, g, 1 << (action - A.DECODE))
+        decode_cards(s, r, 1 << (action - A.DECODE))
 
 
 @compiled
-def is_legal(t: Tables, g: int, action: int) -> bool:
+def is_legal(s, action: int) -> bool:
     """A reveal needs the card in hand; only a member may pass; an advisor agrees or opposes; the
     leader decodes an eligible slot. Nothing is legal once the game is over."""
-    phase = t.phase[g]
+    phase = s.phase
     if phase == PROPOSAL:
         if action == A.PASS:
-            return t.current[g] != t.leader[g]
-        if action < A.REVEAL or action >= A.REVEAL + NUM_CARDS:
+            return s.current != s.leader
+        if action < A.REVEAL or action >= A.REVEAL + C:
             return False
-        return t.hands[g, t.current[g], action - A.REVEAL]
+        return s.hands[s.current, action - A.REVEAL] != 0
     if phase == VOTE:
         return action == A.AGREE or action == A.OPPOSE
     if phase == CHOOSE:
         slot = action - A.DECODE
         if slot < 0 or slot >= A.NUM_SLOTS:
             return False
-        return (eligible_slots(t, g) >> slot & 1) == 1
+        return (eligible_slots(s) >> slot & 1) == 1
     return False
 
 
 @compiled
-def legal_mask(t: Tables, g: int, out: np.ndarray) -> None:
-    """Game ``g``'s legal actions as flags in ``out`` (length NUM_ACTIONS; all False once over)."""
+def legal_mask(s, out: np.ndarray) -> None:
+    """The legal actions as flags in ``out`` (length NUM_ACTIONS; all False once over)."""
     out[:] = False
-    phase = t.phase[g]
+    phase = s.phase
     if phase == PROPOSAL:
-        seat = t.current[g]
-        for card in range(NUM_CARDS):
-            out[A.REVEAL + card] = t.hands[g, seat, card]
-        out[A.PASS] = seat != t.leader[g]
+        seat = s.current
+        for card in range(C):
+            out[A.REVEAL + card] = s.hands[seat, card] != 0
+        out[A.PASS] = seat != s.leader
     elif phase == VOTE:
         out[A.AGREE] = True
         out[A.OPPOSE] = True
     elif phase == CHOOSE:
-        bits = eligible_slots(t, g)
+        bits = eligible_slots(s)
         for slot in range(A.NUM_SLOTS):
             out[A.DECODE + slot] = (bits >> slot & 1) == 1
 
@@ -630,50 +598,51 @@ def legal_mask(t: Tables, g: int, out: np.ndarray) -> None:
 
 
 @compiled
-def reset_games(t: Tables, r: Rules, which: np.ndarray, scratch: np.ndarray) -> None:
+def reset_games(t: np.ndarray, r: Rules, which: np.ndarray) -> None:
     for g in range(which.shape[0]):
         if which[g]:
-            reset_game(t, r, g, scratch)
+            reset_game(t[g], r)
 
 
 @compiled
-def first_illegal(t: Tables, actions: np.ndarray) -> int:
+def first_illegal(t: np.ndarray, actions: np.ndarray) -> int:
     """The first game still playing whose action is illegal, or -1."""
     for g in range(actions.shape[0]):
-        if t.phase[g] != END and not is_legal(t, g, actions[g]):
+        if t[g].phase != END and not is_legal(t[g], actions[g]):
             return g
     return -1
 
 
 @compiled
-def step_games(t: Tables, r: Rules, actions: np.ndarray) -> None:
+def step_games(t: np.ndarray, r: Rules, actions: np.ndarray) -> None:
     """Every game still playing takes its (legal) action; finished games are left as they are."""
     for g in range(actions.shape[0]):
-        if t.phase[g] != END:
-            apply_action(t, r, g, actions[g])
+        if t[g].phase != END:
+            apply_action(t[g], r, actions[g])
 
 
 @compiled
-def legal_masks(t: Tables, out: np.ndarray) -> None:
+def legal_masks(t: np.ndarray, out: np.ndarray) -> None:
     for g in range(out.shape[0]):
-        legal_mask(t, g, out[g])
+        legal_mask(t[g], out[g])
 
 
 @compiled
-def score_all(t: Tables, r: Rules, totals: np.ndarray, scores: np.ndarray, roles: np.ndarray) -> None:
+def score_all(t: np.ndarray, r: Rules, totals: np.ndarray, scores: np.ndarray, roles: np.ndarray) -> None:
     """Every game's SAN total (N,), scores per seat (N, n) and roles resolved (N, n)."""
     for g in range(totals.shape[0]):
-        total = san_total(t, r, g)
+        s = t[g]
+        total = san_total(s, r)
         totals[g] = total
         for seat in range(r.num_players):
-            scores[g, seat] = score_of(t, r, g, seat, total)
-            roles[g, seat] = role_of(t, g, seat)
+            scores[g, seat] = score_of(s, r, seat, total)
+            roles[g, seat] = role_of(s, seat)
 
 
 # --------------------------------------------------------------------------- the owner of the arrays
 
 
-def describe_illegal(tables: Tables, mask: np.ndarray, g: int, action: Any, who: str) -> str:
+def describe_illegal(tables: np.recarray, mask: np.ndarray, g: int, action: Any, who: str) -> str:
     """The one-line message for an illegal ``action`` in game ``g`` (``mask``: its legal actions)."""
     phase = PHASE_NAMES[tables.phase[g]]
     legal = ", ".join(f"{a} ({A.action_to_string(int(a))})" for a in np.flatnonzero(mask))
@@ -709,17 +678,16 @@ class VectorGames:
         self.rules = rules_of(config)
         self.tables = allocate_tables(self.num_games)
         self._mask = np.zeros((self.num_games, A.NUM_ACTIONS), dtype=np.bool_)
-        self._scratch = np.zeros(NUM_CARDS, np.int8)
         self.reset(seed=seed)
 
     def reset(self, seed: int | np.random.SeedSequence | None = None) -> None:
         """New games everywhere, each dealt from its own generator seeded from ``seed``."""
         self.tables.rng[:] = seed_states(seed, self.num_games)
-        reset_games(self.tables, self.rules, np.ones(self.num_games, np.bool_), self._scratch)
+        reset_games(self.tables, self.rules, np.ones(self.num_games, np.bool_))
 
     def reset_games(self, mask: np.ndarray) -> None:
         """New games (dealt from each game's generator) where ``mask`` is set."""
-        reset_games(self.tables, self.rules, np.asarray(mask, dtype=np.bool_), self._scratch)
+        reset_games(self.tables, self.rules, np.asarray(mask, dtype=np.bool_))
 
     def step(self, actions: Any) -> None:
         """One action per game; :class:`IllegalActionError` (naming the game and its legal actions)
@@ -781,7 +749,7 @@ class VectorGames:
             "roles": [PUBLIC_ROLE_NAMES[t.roles[g, s]] for s in range(n)],
             "identities": {str(a): BLACK_MAN if a == t.black_man[g] else INVESTIGATOR for a in advisors},
             "grimoires": {str(a): BOOKS[t.grimoire[g, a]] for a in advisors},
-            "unowned": [BOOKS[b] for b in t.unowned[g]],
+            "unowned": [BOOKS[b] for b in t.books[g, 2:]],
             "hands": {str(s): [card_name(int(c)) for c in np.flatnonzero(t.hands[g, s])] for s in proposers},
             "deck": [card_name(int(c)) for c in t.deck[g, : t.deck_size[g]][::-1]],  # top first
         }

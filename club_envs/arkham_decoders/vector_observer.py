@@ -4,7 +4,7 @@ One seat per game, written into one row per game of an ``(N, size)`` ``float32``
 reference observer's layout (``Observer().slices``). Every entry is a 0/1 flag except three kinds,
 made the way the reference makes them so that both give the same bytes for the same seat's view:
 the vote summary (float64 sums in the reference's order, kept by the engine in
-``Tables.vote_summary``, then rounded to ``float32`` and capped at 1), the reshuffle one-hot and
+the ``vote_summary`` field, then rounded to ``float32`` and capped at 1), the reshuffle one-hot and
 the deck size (``deck_size / 24`` in float64, then rounded). The seat reads only what its view
 holds (docs/rules/arkham_decoders_club.md, "Information"): its own hand, pending vote, identity
 and grimoire (advisors), the true grimoire (the Black Man), the Black Man's seat (advisors and
@@ -27,7 +27,6 @@ from club_envs.arkham_decoders.vector_engine import (
     ROLE_MEMBER,
     SUMMARY_SIZE,
     Rules,
-    Tables,
     role_of,
 )
 from club_envs.compiled import compiled
@@ -62,53 +61,53 @@ assert (ROLE_LEADER, ROLE_MEMBER, ROLE_INVESTIGATOR, ROLE_BLACK_MAN) == (0, 1, 2
 
 
 @compiled
-def seat_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
+def seat_slices(s, r: Rules, me: int, v: np.ndarray) -> None:
     """num_players, my_role, seat_roles, black_man_seat, my_grimoire, true_grimoire, peeked."""
     n = r.num_players
     v[_NUM_PLAYERS + n - 4] = 1
-    role = role_of(t, g, me)
+    role = role_of(s, me)
     v[_MY_ROLE + role] = 1
     for rel in range(MAX_SEATS):
         if rel < n:
-            v[_SEAT_ROLES + rel * 4 + t.roles[g, (me + rel) % n]] = 1
+            v[_SEAT_ROLES + rel * 4 + s.roles[(me + rel) % n]] = 1
         else:
             v[_SEAT_ROLES + rel * 4 + _EMPTY_SEAT] = 1
-    advisor = t.roles[g, me] == ADVISOR_ROLE
-    if advisor or t.peeked[g, me]:
-        v[_BLACK_MAN_SEAT + (t.black_man[g] - me) % n] = 1
+    advisor = s.roles[me] == ADVISOR_ROLE
+    if advisor or s.peeked[me]:
+        v[_BLACK_MAN_SEAT + (s.black_man - me) % n] = 1
     if advisor:
-        v[_MY_GRIMOIRE + t.grimoire[g, me]] = 1
+        v[_MY_GRIMOIRE + s.grimoire[me]] = 1
     if role == ROLE_BLACK_MAN:
-        v[_TRUE_GRIMOIRE + t.true_book[g]] = 1
-    if t.peeked[g, me]:
+        v[_TRUE_GRIMOIRE + s.true_book] = 1
+    if s.peeked[me]:
         v[_PEEKED] = 1
 
 
 @compiled
-def public_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
+def public_slices(s, r: Rules, me: int, v: np.ndarray) -> None:
     """decoded (per egocentric seat), discard, face_up_grimoires, reshuffles."""
     n = r.num_players
     for rel in range(n):
         seat = (me + rel) % n
         for card in range(NUM_CARDS):
-            if t.decoded[g, seat, card]:
+            if s.decoded[seat, card]:
                 v[_DECODED + rel * NUM_CARDS + card] = 1
     for card in range(NUM_CARDS):
-        if t.discard[g, card]:
+        if s.discard[card]:
             v[_DISCARD + card] = 1
-    for i in range(t.face_up_count[g]):
-        v[_FACE_UP + t.face_up[g, i]] = 1
-    v[_RESHUFFLES + min(t.reshuffles[g], RESHUFFLES_TO_END - 1)] = 1
+    for i in range(s.face_up_count):
+        v[_FACE_UP + s.face_up[i]] = 1
+    v[_RESHUFFLES + min(s.reshuffles, RESHUFFLES_TO_END - 1)] = 1
 
 
 @compiled
-def vote_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
+def vote_slices(s, r: Rules, me: int, v: np.ndarray) -> None:
     """The vote summary per advisor in egocentric order (the advisor met first clockwise from the
     seat first), capped at 1, and the latest advice's votes; zeros before the first advice."""
-    if t.vote_count[g] == 0:
+    if s.vote_count == 0:
         return
     n = r.num_players
-    a0, a1 = t.advisors[g, 0], t.advisors[g, 1]
+    a0, a1 = s.advisors[0], s.advisors[1]
     first = 0 if (a0 - me) % n <= (a1 - me) % n else 1
     at = _VOTES
     for piece in range(_SUMMARY_PIECES.shape[0]):
@@ -116,50 +115,51 @@ def vote_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
         for j in range(2):
             k = first if j == 0 else 1 - first
             for i in range(lo, hi):
-                v[at] = min(np.float32(t.vote_summary[g, k, i]), np.float32(1.0))
+                v[at] = min(np.float32(s.vote_summary[k, i]), np.float32(1.0))
                 at += 1
     for j in range(2):
         k = first if j == 0 else 1 - first
-        vote = t.last_votes[g, k]
+        vote = s.last_votes[k]
         v[at] = vote
         v[at + 1] = 1 - vote
         at += 2
 
 
 @compiled
-def turn_slices(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
+def turn_slices(s, r: Rules, me: int, v: np.ndarray) -> None:
     """hand, table_cards, table_seats, passes, phase, to_move, my_pending_vote, deck_size."""
     n = r.num_players
     for card in range(NUM_CARDS):
-        if t.hands[g, me, card]:
+        if s.hands[me, card]:
             v[_HAND + card] = 1
-    for slot in range(t.table_size[g]):
-        v[_TABLE_CARDS + slot * NUM_CARDS + t.table_cards[g, slot]] = 1
-        v[_TABLE_SEATS + slot * MAX_SEATS + (t.table_seats[g, slot] - me) % n] = 1
+    for slot in range(s.table_size):
+        v[_TABLE_CARDS + slot * NUM_CARDS + s.table_cards[slot]] = 1
+        v[_TABLE_SEATS + slot * MAX_SEATS + (s.table_seats[slot] - me) % n] = 1
     for seat in range(n):
-        if t.passes[g, seat]:
+        if s.passes[seat]:
             v[_PASSES + (seat - me) % n] = 1
-    phase = t.phase[g]
+    phase = s.phase
     if phase != END:
         v[_PHASE + phase] = 1
-        v[_TO_MOVE + (t.current[g] - me) % n] = 1
+        v[_TO_MOVE + (s.current - me) % n] = 1
     for k in range(2):
-        if t.advisors[g, k] == me and t.pending[g, k] != NONE:
-            v[_MY_VOTE + (0 if t.pending[g, k] else 1)] = 1
-    v[_DECK_SIZE] = t.deck_size[g] / NUM_CARDS
+        if s.advisors[k] == me and s.pending[k] != NONE:
+            v[_MY_VOTE + (0 if s.pending[k] else 1)] = 1
+    v[_DECK_SIZE] = s.deck_size / NUM_CARDS
 
 
 @compiled
-def observe_all(t: Tables, r: Rules, seats: np.ndarray, out: np.ndarray) -> None:
+def observe_all(t: np.ndarray, r: Rules, seats: np.ndarray, out: np.ndarray) -> None:
     """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
     for g in range(seats.shape[0]):
         me = seats[g]
         v = out[g]
         v[:] = 0
-        seat_slices(t, r, g, me, v)
-        public_slices(t, r, g, me, v)
-        vote_slices(t, r, g, me, v)
-        turn_slices(t, r, g, me, v)
+        s = t[g]
+        seat_slices(s, r, me, v)
+        public_slices(s, r, me, v)
+        vote_slices(s, r, me, v)
+        turn_slices(s, r, me, v)
 
 
 class VectorObserver:

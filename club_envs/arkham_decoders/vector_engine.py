@@ -69,26 +69,27 @@ _VALUES = np.array(VALUES, dtype=np.int64)
 
 S, C = MAX_SEATS, NUM_CARDS
 SUMMARY_SIZE = 3 * NUM_BOOKS * 2 + 2  # per advisor: proposals, cards, weight (book x vote), totals
+SMALL = np.int16  # wide enough for an observation offset plus a field in plain Python (NEP 50 keeps the type)
 GAME = np.dtype(
     [
         # setup
-        ("roles", np.int8, (S,)), ("leader", np.int8), ("advisors", np.int8, (2,)),
-        ("proposers", np.int8, (MAX_PROPOSERS,)), ("black_man", np.int8), ("investigator", np.int8),
-        ("books", np.int8, (NUM_BOOKS,)), ("grimoire", np.int8, (S,)), ("true_book", np.int8),
+        ("roles", SMALL, (S,)), ("leader", SMALL), ("advisors", SMALL, (2,)),
+        ("proposers", SMALL, (MAX_PROPOSERS,)), ("black_man", SMALL), ("investigator", SMALL),
+        ("books", SMALL, (NUM_BOOKS,)), ("grimoire", SMALL, (S,)), ("true_book", SMALL),
         # cards
-        ("hands", np.int8, (S, C)), ("hand_count", np.int8, (S,)), ("deck", np.int8, (C,)), ("deck_size", np.int8),
-        ("discard", np.int8, (C,)), ("discard_count", np.int8), ("table_cards", np.int8, (CARDS_PER_PROPOSAL,)),
-        ("table_seats", np.int8, (CARDS_PER_PROPOSAL,)), ("table_size", np.int8), ("decoded", np.int8, (S, C)),
-        ("decoded_count", np.int8, (S,)), ("peeked", np.int8, (S,)),
+        ("hands", SMALL, (S, C)), ("hand_count", SMALL, (S,)), ("deck", SMALL, (C,)), ("deck_size", SMALL),
+        ("discard", SMALL, (C,)), ("discard_count", SMALL), ("table_cards", SMALL, (CARDS_PER_PROPOSAL,)),
+        ("table_seats", SMALL, (CARDS_PER_PROPOSAL,)), ("table_size", SMALL), ("decoded", SMALL, (S, C)),
+        ("decoded_count", SMALL, (S,)), ("peeked", SMALL, (S,)),
         # turn
-        ("phase", np.int8), ("current", np.int8), ("proposer_index", np.int8), ("passes", np.int8, (S,)),
-        ("pending", np.int8, (2,)), ("reason", np.int8),
+        ("phase", SMALL), ("current", SMALL), ("proposer_index", SMALL), ("passes", SMALL, (S,)),
+        ("pending", SMALL, (2,)), ("reason", SMALL),
         # public votes
-        ("vote_count", np.int32), ("last_votes", np.int8, (2,)), ("vote_summary", np.float64, (2, SUMMARY_SIZE)),
+        ("vote_count", np.int32), ("last_votes", SMALL, (2,)), ("vote_summary", np.float64, (2, SUMMARY_SIZE)),
         # reshuffles
-        ("reshuffles", np.int8), ("face_up", np.int8, (MAX_RESHUFFLES,)), ("face_up_count", np.int8),
-        ("reshuffled_decks", np.int8, (MAX_RESHUFFLES, C)), ("reshuffled_sizes", np.int8, (MAX_RESHUFFLES,)),
-        ("reshuffled_flips", np.int8, (MAX_RESHUFFLES,)),
+        ("reshuffles", SMALL), ("face_up", SMALL, (MAX_RESHUFFLES,)), ("face_up_count", SMALL),
+        ("reshuffled_decks", SMALL, (MAX_RESHUFFLES, C)), ("reshuffled_sizes", SMALL, (MAX_RESHUFFLES,)),
+        ("reshuffled_flips", SMALL, (MAX_RESHUFFLES,)),
         ("rng", np.uint64),
     ],
     align=True,

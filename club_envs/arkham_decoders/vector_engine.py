@@ -76,6 +76,7 @@ GAME = np.dtype(
         ("roles", SMALL, (S,)), ("leader", SMALL), ("advisors", SMALL, (2,)),
         ("proposers", SMALL, (MAX_PROPOSERS,)), ("black_man", SMALL), ("investigator", SMALL),
         ("books", SMALL, (NUM_BOOKS,)), ("grimoire", SMALL, (S,)), ("true_book", SMALL),
+        ("dealt", SMALL, (C,)),
         # cards
         ("hands", SMALL, (S, C)), ("hand_count", SMALL, (S,)), ("deck", SMALL, (C,)), ("deck_size", SMALL),
         ("discard", SMALL, (C,)), ("discard_count", SMALL), ("table_cards", SMALL, (CARDS_PER_PROPOSAL,)),
@@ -100,7 +101,7 @@ Setup: ``roles`` (per seat: ADVISOR_ROLE, LEADER_ROLE, MEMBER_ROLE), ``leader``,
 order: clockwise from the leader), ``proposers`` (the leader and members clockwise from the leader,
 -1 padded), ``black_man``, ``investigator``, ``books`` (the shuffled grimoires: the advisors' in
 seat order, then the two unowned), ``grimoire`` (per seat: an advisor's book, else -1),
-``true_book``. Cards: ``hands`` (seat x card flags) and ``hand_count``; ``deck`` (drawn from the
+``true_book``, ``dealt`` (the shuffled cards the hands and the deck were dealt from). Cards: ``hands`` (seat x card flags) and ``hand_count``; ``deck`` (drawn from the
 top, ``deck[deck_size - 1]``) and ``deck_size``; ``discard`` (card flags) and ``discard_count``;
 ``table_cards`` / ``table_seats`` (3 slots in reveal order) and ``table_size``; ``decoded`` (seat x
 card flags) and ``decoded_count``; ``peeked``. Turn: ``phase``, ``current`` (-1 once over),
@@ -211,8 +212,10 @@ def deal_setup(s, r: Rules) -> None:
     s.grimoire[second] = s.books[1]
     s.true_book = s.grimoire[s.black_man]
     for card in range(C):
-        s.deck[card] = card
-    shuffle(s, s.deck, C)
+        s.dealt[card] = card
+    shuffle(s, s.dealt, C)
+    for card in range(C):
+        s.deck[card] = s.dealt[card]
     left = C  # hands are drawn from the end, seat by seat; the rest is the deck, top last
     for seat in range(S):
         s.hand_count[seat] = 0
@@ -740,19 +743,24 @@ class VectorGames:
     # ----------------------------------------------------------------- replays on the reference
 
     def setup(self, g: int) -> dict[str, Any]:
-        """Game ``g``'s ``setup`` event as the reference engine records it (read before its first
-        move: the hands and deck are the dealt ones)."""
+        """Game ``g``'s ``setup`` event as the reference engine records it (the deal, whatever was
+        played since)."""
         t, n = self.tables, self.num_players
         advisors = [s for s in range(n) if t.roles[g, s] == ADVISOR_ROLE]
         proposers = [s for s in range(n) if t.roles[g, s] != ADVISOR_ROLE]
+        dealt = [int(c) for c in t.dealt[g]]
+        hands = {}
+        for s in proposers:  # drawn from the end of the shuffled cards, seat by seat
+            hands[str(s)] = [card_name(c) for c in dealt[len(dealt) - self.config.hand_size :][::-1]]
+            del dealt[len(dealt) - self.config.hand_size :]
         return {
             "type": "setup",
             "roles": [PUBLIC_ROLE_NAMES[t.roles[g, s]] for s in range(n)],
             "identities": {str(a): BLACK_MAN if a == t.black_man[g] else INVESTIGATOR for a in advisors},
             "grimoires": {str(a): BOOKS[t.grimoire[g, a]] for a in advisors},
             "unowned": [BOOKS[b] for b in t.books[g, 2:]],
-            "hands": {str(s): [card_name(int(c)) for c in np.flatnonzero(t.hands[g, s])] for s in proposers},
-            "deck": [card_name(int(c)) for c in t.deck[g, : t.deck_size[g]][::-1]],  # top first
+            "hands": hands,
+            "deck": [card_name(c) for c in dealt[::-1]],  # top first
         }
 
     def reshuffle_decks(self, g: int) -> list[tuple[str | None, list[str]]]:

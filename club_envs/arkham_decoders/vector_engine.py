@@ -719,6 +719,15 @@ class VectorGames:
         """Every game ends by the rules (``is_terminal``); none is ever truncated."""
         return self.tables.phase == END
 
+    @property
+    def is_terminal(self) -> np.ndarray:
+        return self.tables.phase == END
+
+    @property
+    def is_truncated(self) -> np.ndarray:
+        """Never: the deck runs out within three reshuffles, as in the reference engine."""
+        return np.zeros(self.num_games, np.bool_)
+
     def scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(totals, scores, winners)``: (N,) SAN totals, (N, n) scores as the reference's
         ``scores()`` and (N, n) flags of the seats whose side wins (or would win, while a game

@@ -107,7 +107,9 @@ def play_batch(config: Config, count: int, seed: int) -> int:
         t = games.tables
         for g, ref in enumerate(refs):
             assert t.current[g] == (-1 if ref.current_player is None else ref.current_player), where(g)
-            assert games.is_over[g] == ref.is_over and PHASE_NAMES[t.phase[g]] in (*PHASES, "end"), where(g)
+            ends = (games.is_over[g], games.is_terminal[g], games.is_truncated[g])
+            assert ends == (ref.is_over, ref.is_terminal, ref.is_truncated), where(g)
+            assert PHASE_NAMES[t.phase[g]] in (*PHASES, "end"), where(g)
             assert PHASE_NAMES[t.phase[g]] == ref.phase, where(g)
             if masks is not None:
                 assert (masks[g] == ref.legal_mask().astype(bool)).all(), where(g)

@@ -11,9 +11,14 @@ the ratio, at 3, 4 and 5 players, in two ways:
   every decision (the reference: ``legal_mask()`` and ``Observer.observe``; the batched engine:
   ``legal_masks`` and ``VectorObserver.observe`` for all games).
 
-Then, as a learner sees it (4 players, random opponents, random legal learner moves): learner
-steps per CPU-second of ``gymnasium.make("club_envs/MembersOnly-v0")`` beside
-``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` with ``--games`` games.
+Then, as a learner sees it (random opponents, random legal learner moves): learner steps per
+CPU-second of ``gymnasium.make(id)`` beside ``gymnasium.make_vec(id, ...,
+vectorization_mode="vector_entry_point")`` with ``--games`` games, for Members Only (4 players)
+and Arkham Decoders Club (4, 5 and 6 players, the learner in a random seat).
+
+Last, in fresh processes with an empty numba cache: the first compile of each batched env (CPU
+seconds until the first step returns), the same with the cache filled, and the peak memory of a
+process stepping 1,024 games (with the size of the games' own arrays).
 
 The batched engine steps ``--games`` games per call and starts a new game wherever one ended.
 Compilation happens (or is loaded from numba's cache) before the timing. Each timer runs in
@@ -25,14 +30,21 @@ several short rounds, interleaved, and its best round is kept.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import gymnasium
 import numpy as np
 
 import club_envs  # noqa: F401  (registers the environment ids)
 
+from club_envs.arkham_decoders import vector_bots as arkham_bots
 from club_envs.members_only import actions as A
 from club_envs.members_only.engine import State
 from club_envs.members_only.observer import Observer
@@ -127,11 +139,96 @@ def vector_env_rate(num_players: int, num_envs: int, seconds: float) -> float:
     return steps / (time.process_time() - cpu_start)
 
 
+ARKHAM = "club_envs/ArkhamDecoders-v0"
+
+
+def arkham_one_game_rate(num_players: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make(ARKHAM)``, random opponents, the learner
+    in a random seat making random legal moves."""
+    env = gymnasium.make(ARKHAM, num_players=num_players, role="any", opponents="random")
+    rng = np.random.default_rng(0)
+    steps = episodes = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        _, info = env.reset(seed=episodes)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, done, _, info = env.step(legal[rng.integers(len(legal))])
+            steps += 1
+        episodes += 1
+    return steps / (time.process_time() - cpu_start)
+
+
+def arkham_vector_rate(num_players: int, num_envs: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make_vec(ARKHAM, ..., "vector_entry_point")``:
+    ``action_masks()`` as a learner would ask for it, the compiled random player's legal moves."""
+    envs = gymnasium.make_vec(
+        ARKHAM, num_envs=num_envs, vectorization_mode="vector_entry_point", num_players=num_players,
+        role="any", opponents="random",
+    )
+    envs.reset(seed=0)
+    states = seed_states(2, num_envs)
+    actions = np.empty(num_envs, np.int64)
+    scratch = np.empty(envs.single_action_space.n, np.bool_)
+    steps = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        envs.action_masks()
+        arkham_bots.random_actions(envs.games.tables, states, scratch, actions)
+        envs.step(actions)
+        steps += num_envs
+    return steps / (time.process_time() - cpu_start)
+
+
+_FIRST_USE = """
+import json, resource, sys, time, gymnasium, numpy as np, club_envs
+cpu = time.process_time()
+env_id, players, games = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+envs = gymnasium.make_vec(env_id, num_envs=games, vectorization_mode="vector_entry_point", num_players=players)
+envs.reset(seed=0)
+rng = np.random.default_rng(0)
+masks = envs.action_masks()
+envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+first = time.process_time() - cpu
+for _ in range(200):
+    masks = envs.action_masks()
+    envs.step(masks.argmax(axis=1))  # the first legal action of every game
+tables = envs.games.tables  # a struct of arrays (Members Only) or a record array (Arkham)
+size = sum(a.nbytes for a in tables) if isinstance(tables, tuple) else tables.nbytes
+print(json.dumps({"first_step_cpu": first, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+       "game_arrays_mb": size / 2**20}))
+"""
+
+
+def first_use(env_id: str, num_players: int, num_games: int, cache_dir: str) -> dict[str, float]:
+    """Runs :data:`_FIRST_USE` in a fresh process with numba's cache in ``cache_dir``."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_USE, env_id, str(num_players), str(num_games)],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def first_use_rows(num_games: int = 1024) -> list[tuple[str, dict[str, float], dict[str, float]]]:
+    """Per batched env: (id, first use with an empty cache, first use with the cache filled)."""
+    rows = []
+    for env_id, players in (("club_envs/MembersOnly-v0", 4), (ARKHAM, 5)):
+        with tempfile.TemporaryDirectory() as cache:
+            cold = first_use(env_id, players, num_games, cache)
+            warm = first_use(env_id, players, num_games, cache)
+        rows.append((env_id, cold, warm))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=256, help="games stepped per call by the batched engine (default 256)")
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one timing round (default 1)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per timer; best kept (default 3)")
+    parser.add_argument("--no-first-use", action="store_true", help="skip the first-compile and memory measurement")
     args = parser.parse_args(argv)
 
     for n in PLAYER_COUNTS:  # compile (or load the cache) before any timing
@@ -159,6 +256,28 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
     print(f"{'gymnasium.make (one game)':<38} {env_rates[0]:>12,.0f}")
     print(f"{f'gymnasium.make_vec ({args.games} games)':<38} {env_rates[1]:>12,.0f} {env_rates[1] / env_rates[0]:>7.1f}x")
     best[(4, "env")] = env_rates
+
+    arkham: dict[int, list[float]] = {n: [0.0, 0.0] for n in (4, 5, 6)}
+    for n in arkham:
+        arkham_vector_rate(n, 4, 0.0)
+    for _ in range(args.rounds):
+        for n, rates in arkham.items():
+            rates[0] = max(rates[0], arkham_one_game_rate(n, args.seconds))
+            rates[1] = max(rates[1], arkham_vector_rate(n, args.games, args.seconds))
+    print(f"\nArkham Decoders Club, learner steps per CPU-second, opponents='random', role='any', random legal learner moves")
+    print(f"{'players':<8} {'gymnasium.make (one game)':>26} {f'gymnasium.make_vec ({args.games} games)':>30} {'ratio':>8}")
+    for n, (one, vector) in arkham.items():
+        print(f"{n:<8} {one:>26,.0f} {vector:>30,.0f} {vector / one:>7.1f}x")
+        best[(n, "arkham env")] = arkham[n]
+
+    if not args.no_first_use:
+        print("\nfirst use of the batched env, 1,024 games, in a fresh process (CPU seconds to the first step's return)")
+        print(f"{'env':<30} {'empty cache':>12} {'cache filled':>13} {'peak RSS':>10} {'game arrays':>12}")
+        for env_id, cold, warm in first_use_rows():
+            print(
+                f"{env_id:<30} {cold['first_step_cpu']:>11.1f}s {warm['first_step_cpu']:>12.1f}s "
+                f"{warm['peak_rss_mb']:>8.0f}MB {warm['game_arrays_mb']:>10.1f}MB"
+            )
     return {key: (r, b) for key, (r, b) in best.items()}
 
 

@@ -8,6 +8,8 @@ Importing the package registers every environment with Gymnasium and with Pettin
 * ``gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=256, vectorization_mode="vector_entry_point",
   num_players=4, opponents="random")`` (the batched engine)
 * ``gymnasium.make("club_envs/ArkhamDecoders-v0", num_players=5, role="black_man")``
+* ``gymnasium.make_vec("club_envs/ArkhamDecoders-v0", num_envs=256, vectorization_mode="vector_entry_point",
+  num_players=5, role="black_man", opponents="random")`` (the batched engine)
 
 and gives the batched multi-agent games for self-play trainers (:mod:`club_envs.vector_game`):
 
@@ -30,6 +32,7 @@ _GYM_IDS = {
 # Batched implementations: gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point", ...).
 _VECTOR_ENTRY_POINTS = {
     "club_envs/MembersOnly-v0": "club_envs.members_only.vector_env:MembersOnlyVectorEnv",
+    "club_envs/ArkhamDecoders-v0": "club_envs.arkham_decoders.vector_env:ArkhamDecodersVectorEnv",
 }
 _AEC_IDS = {
     "club_envs/members_only-v0": "club_envs.members_only_v0:env",

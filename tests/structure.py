@@ -40,6 +40,8 @@ LAYERS = {
     "club_envs.games": 0, "club_envs.rendering": 0, "club_envs.records": 0, "club_envs.agents.base": 0,
     "club_envs.agents.belief_file": 0, "club_envs.search.game": 0, "club_envs.search.worlds": 0,
     "club_envs.search.ismcts": 0,
+    # the compile helper and random numbers the games' batched engines share
+    "club_envs.compiled": 0, "club_envs.vector_rng": 0,
     # 1: the games
     "club_envs.members_only": 1, "club_envs.arkham_decoders": 1, "club_envs.members_only_v0": 1,
     "club_envs.arkham_decoders_v0": 1,

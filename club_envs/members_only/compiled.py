@@ -1,15 +1,8 @@
-"""How the batched engine's functions are compiled: ``@compiled`` on each of them.
-
-``numba.njit`` with ``cache=True`` (compiled once per machine, then loaded from ``__pycache__``)
-and without numba's reference-counting runtime (``_nrt=False``). The engine never allocates
-inside compiled code -- callers hand in every array -- and without the runtime, handing the
-struct of arrays from rule to rule costs no atomic reference counts: measured on one turn
-(``end_turn`` over 4,096 games), 560 ns a game with the runtime, 8 ns without. With
-``NUMBA_DISABLE_JIT=1`` the functions stay plain Python.
-"""
+"""How the batched engine's functions are compiled: :data:`club_envs.compiled.compiled` (shared by
+both games' batched engines; see that module for why ``cache=True`` and ``_nrt=False``)."""
 
 from __future__ import annotations
 
-from numba import njit
+from club_envs.compiled import compiled
 
-compiled = njit(cache=True, _nrt=False)
+__all__ = ["compiled"]

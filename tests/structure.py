@@ -36,7 +36,8 @@ LAYERS = {
     # 0: the contracts every game and tool shares, and the registry, which knows the games by
     # package name only (it imports a game when first asked for it, so it imports none of them)
     "club_envs.vector_game": 0,  # the interface of the games' batched multi-agent versions
-    "club_envs.errors": 0, "club_envs.limits": 0, "club_envs.stats": 0, "club_envs.game_spec": 0,
+    "club_envs.errors": 0, "club_envs.limits": 0, "club_envs.stats": 0, "club_envs.study_stats": 0,
+    "club_envs.game_spec": 0,
     "club_envs.games": 0, "club_envs.rendering": 0, "club_envs.records": 0, "club_envs.agents.base": 0,
     "club_envs.agents.belief_file": 0, "club_envs.search.game": 0, "club_envs.search.worlds": 0,
     "club_envs.search.ismcts": 0,

@@ -17,7 +17,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "Serve the study described in STUDY.yaml (conditions, games per condition, counterbalanced "
             "order, seeds, participant codes, consent text). Every game and move is stored in a database; "
             "a restarted server continues every game. With --export, write the outcomes (CSV) and the "
-            "records instead of serving; with --report, print the results per condition and role."
+            "records instead of serving; with --report, print the results per condition and role, the "
+            "paired comparison with the baseline agent on the same deals, the variance-reduced estimates and the "
+            "smallest difference the study could detect; with --plan, how many participants and games a wanted "
+            "difference needs."
         ),
     )
     p.add_argument("study", type=Path, help="the study file (YAML)")
@@ -32,8 +35,50 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="agent that plays the person's seat for the baseline (default heuristic)")
     p.add_argument("--baseline-games", type=int, default=100,
                    help="seeded games per condition for the baseline (default 100; 0 for none)")
+    p.add_argument("--value-agent", default="heuristic",
+                   help="with --report: the agent whose self-play on a deal gives the deal's value, the control "
+                        "variate (default heuristic)")
     p.add_argument("--csv", type=Path, default=None, help="with --report: also write the table as CSV")
+    g = p.add_argument_group("planning (--plan)")
+    g.add_argument("--plan", action="store_true",
+                   help="print how many participants and games detect --difference, then stop")
+    g.add_argument("--difference", type=float, default=None, help="the difference to detect (win share or score)")
+    g.add_argument("--measure", choices=("win", "score"), default="win",
+                   help="what the difference is in, for a spread from the pilot (default win: win share)")
+    g.add_argument("--sd", type=float, default=None,
+                   help="the spread (standard deviation) of one game's result, or of one game's person - agent "
+                        "difference when paired; default: estimated from the study's games so far (a pilot)")
+    g.add_argument("--icc", type=float, default=None,
+                   help="the share of that spread that is the person's own (0..1; default 0 with --sd, "
+                        "else from the pilot)")
+    g.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
+    g.add_argument("--power", type=float, default=0.8, help="the chance of detecting the difference (default 0.8)")
+    g.add_argument("--unpaired", action="store_true",
+                   help="plan for the person against the baseline over --baseline-games other deals, "
+                        "not on the same deals")
+    g.add_argument("--games", type=int, default=None,
+                   help="games per participant and condition (default: the study's games_per_condition)")
     return p
+
+
+def check_plan_options(args: argparse.Namespace) -> None:
+    """A bad planning option stops with its name and what is allowed, before anything is played."""
+    if args.difference is None:
+        raise ValueError("--plan needs --difference, the difference to detect (e.g. 0.1 for a win share)")
+    for name, value, low, high, closed in (("--difference", args.difference, 0.0, float("inf"), False),
+                                           ("--sd", args.sd, 0.0, float("inf"), False),
+                                           ("--icc", args.icc, 0.0, 1.0, True),
+                                           ("--alpha", args.alpha, 0.0, 1.0, False),
+                                           ("--power", args.power, 0.0, 1.0, False)):
+        if value is None:
+            continue
+        inside = (low <= value <= high) if closed else (low < value < high)
+        if not inside:
+            allowed = f"{low:g}..{high:g}" if closed else (
+                "a number above 0" if high == float("inf") else f"between {low:g} and {high:g}")
+            raise ValueError(f"{name} {value:g} is not allowed; allowed values: {allowed}")
+    if args.games is not None and args.games < 1:
+        raise ValueError(f"--games {args.games} is not allowed; allowed values: 1 or more")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,10 +98,14 @@ def run(args: argparse.Namespace) -> int:
     check_agents(plan, catalogue.make)
     if args.baseline_games < 0:
         raise ValueError(f"--baseline-games must be 0 or more, got {args.baseline_games}")
+    if args.plan:
+        check_plan_options(args)
     if args.check:
         print(f"{args.study}: study {plan.name!r} is sound: {len(plan.conditions)} conditions, "
               f"{plan.games_per_condition} games each, order {plan.order}")
         return 0
+    if args.plan and args.sd is not None:  # nothing to read: no database is opened (or made)
+        return plan_study(args, plan, None, catalogue)
 
     store = Store(database)
     try:
@@ -73,18 +122,49 @@ def run(args: argparse.Namespace) -> int:
             print(f"{count} games exported: outcomes to {csv_path}, records to {folder}")
             return 0
         if args.report:
-            from club_envs.study.report import add_baseline, condition_rows, format_rows, write_rows
-
-            rows = condition_rows(g.record for g in store.games() if g.record is not None)
-            if args.baseline_games:
-                rows = add_baseline(rows, plan, catalogue.make, args.baseline, args.baseline_games)
-            print(format_rows(rows))
-            if args.csv:
-                print(f"table written to {write_rows(rows, args.csv)}")
-            return 0
+            return report(args, plan, store, catalogue)
+        if args.plan:
+            return plan_study(args, plan, store, catalogue)
     finally:
         store.close()
 
+    return serve_study(args, plan, records_dir, database, agents_dir)
+
+
+def report(args: argparse.Namespace, plan, store, catalogue) -> int:
+    from club_envs.study.analysis import analyse, format_analysis, paired_games, reference_values
+    from club_envs.study.report import add_baseline, condition_rows, format_rows, write_rows
+
+    recs = [g.record for g in store.games() if g.record is not None]
+    rows = condition_rows(recs)
+    if args.baseline_games:
+        rows = add_baseline(rows, plan, catalogue.make, args.baseline, args.baseline_games)
+    print(format_rows(rows))
+    pairs = paired_games(recs, plan, catalogue.make, args.baseline, args.value_agent)
+    references = reference_values(plan, catalogue.make, args.value_agent, args.baseline_games) if pairs else {}
+    print()
+    print(format_analysis(analyse(pairs, plan, references, args.baseline, args.value_agent)))
+    if args.csv:
+        print(f"table written to {write_rows(rows, args.csv)}")
+    return 0
+
+
+def plan_study(args: argparse.Namespace, plan, store, catalogue) -> int:
+    from club_envs.study.analysis import paired_games
+    from club_envs.study.planning import format_plan, plan_spreads
+
+    paired = not args.unpaired
+    pairs = None
+    if args.sd is None:  # the spread from the pilot: the study's games so far, beside the agent's on the same deals
+        pairs = paired_games((g.record for g in store.games() if g.record is not None), plan, catalogue.make,
+                             args.baseline, args.value_agent)
+    spreads = plan_spreads(plan, pairs, args.sd, args.icc, args.measure, paired)
+    print(format_plan(plan.name, args.difference, args.measure, args.alpha, args.power, paired,
+                      args.games or plan.games_per_condition, args.baseline_games, spreads))
+    return 0
+
+
+def serve_study(args: argparse.Namespace, plan, records_dir: Path, database: str, agents_dir) -> int:
     from club_envs.web.app import MAX_GAMES, allowed_hosts_for, create_app
 
     server = plan.server

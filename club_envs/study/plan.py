@@ -43,6 +43,7 @@ _CONDITION = {
             {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}, "minProperties": 1},
         ]},
         "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 2**SEED_BITS - 1}},
+        "duplicate": {"type": "boolean"},
     },
 }
 
@@ -91,6 +92,9 @@ class Condition:
     role: str | None
     opponents: str
     seeds: tuple[int, ...] | None
+    # duplicate seating: each deal (seed) is played from every seat, one seat per participant,
+    # the seat turning with the participant's place and the game's number (see StudyPlan.seat_for)
+    duplicate: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ class Slot:
     condition: Condition
     repeat: int  # 0-based game number within the condition
     seed: int | None
+    seat: int | None = None  # the person's seat where the slot fixes it (duplicate seating), else the condition's
 
 
 @dataclass
@@ -135,8 +140,22 @@ class StudyPlan:
         for condition in self.condition_order(position):
             for repeat in range(self.games_per_condition):
                 seed = condition.seeds[repeat] if condition.seeds else None
-                slots.append(Slot(len(slots), condition, repeat, seed))
+                slots.append(Slot(len(slots), condition, repeat, seed, self.seat_for(condition, position, repeat)))
         return slots
+
+    @staticmethod
+    def seat_for(condition: Condition, position: int, repeat: int) -> int | None:
+        """The person's seat in game ``repeat`` of ``condition`` for the participant at ``position``.
+
+        Duplicate seating turns the seat with the participant's place, ``(position + repeat) mod
+        players``: any ``players`` participants in a row play each deal from every seat between
+        them. One person never meets the same deal twice -- from a second seat they would remember
+        the hands they saw from the first. Other conditions: the condition's seat (``None``:
+        random or by role).
+        """
+        if condition.duplicate:
+            return (position + repeat) % condition.players
+        return condition.seat
 
     def condition(self, name: str) -> Condition | None:
         return next((c for c in self.conditions if c.name == name), None)
@@ -217,6 +236,11 @@ def validate(raw: Any, source: str = "study") -> StudyPlan:
         if isinstance(seat, int) and not 0 <= seat < c["players"]:
             raise StudyFileError(f"{where}.seat: {seat} is not allowed; allowed values: 0..{c['players'] - 1} or random")
         seeds = c.get("seeds")
+        if c.get("duplicate"):
+            if "seat" in c or "role" in c:
+                raise StudyFileError(f"{where}.duplicate: the seat turns with each participant; give neither seat nor role")
+            if seeds is None:
+                raise StudyFileError(f"{where}.duplicate: needs seeds, one per game, so that every seat meets the same deals")
         if seeds is not None and len(seeds) != per_condition:
             raise StudyFileError(f"{where}.seeds: lists {len(seeds)} seeds; give exactly games_per_condition "
                                  f"({per_condition}), one per game")
@@ -228,7 +252,7 @@ def validate(raw: Any, source: str = "study") -> StudyPlan:
         conditions.append(Condition(
             name=c["name"], game=game.RECORD_NAME, players=c["players"],
             seat=seat if isinstance(seat, int) else None, role=c.get("role"), opponents=opponents,
-            seeds=tuple(seeds) if seeds is not None else None,
+            seeds=tuple(seeds) if seeds is not None else None, duplicate=bool(c.get("duplicate", False)),
         ))
     names = [c.name for c in conditions]
     if len(set(names)) != len(names):

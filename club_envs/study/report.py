@@ -10,6 +10,8 @@ DeepRole reported its games against people, by role -- beside two base rates:
 * the **even share** (Members Only): ``1/players``, what a seat wins on average by symmetry.
 
 A shared win counts ``1/k``. Unfinished (abandoned) games are counted apart and never scored.
+What the study can conclude -- the person against the agent on the same deals, the control-variate
+estimates, duplicate seating -- is :mod:`club_envs.study.analysis`.
 """
 
 from __future__ import annotations

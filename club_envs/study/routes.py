@@ -94,7 +94,7 @@ def study_next(request: Request, server: ServerDep, csrf: str = Form("")) -> Res
         return RedirectResponse("/study", status_code=303)
     c = slot.condition
     try:
-        entry = server.games.start(f"p:{code}", c.game, c.players, c.seat, c.role, c.opponents, slot.seed,
+        entry = server.games.start(f"p:{code}", c.game, c.players, slot.seat, c.role, c.opponents, slot.seed,
                                    show_agents=study.show_agents, participant_code=code, slot=slot)
     except db.SlotTaken:  # the same click twice: the first one made the game
         return RedirectResponse("/study", status_code=303)

@@ -221,6 +221,8 @@ class Replay:
         if name is None:
             out["problem"] = "no shipped agent plays this seat's role"
             return out
+        if person and self.hide_agents:  # a blind study names no agent, not even the stand-in
+            out["agent"] = "the shipped agent"
         agent, problem = self._agent(name, seat)
         if agent is None:
             out["problem"] = problem

@@ -248,8 +248,13 @@ def step_json(request: Request, key: str, number: int, view: str | None = None) 
     replay, _, chosen = _open(request, key, view)
     if not 0 <= number <= replay.total:
         raise ApiError(404, f"step {number} does not exist; this game has steps 0..{replay.total}")
+    body = step_body(replay, number, chosen, request.app.state.replay_templates)
+    return JSONResponse(body, headers={"cache-control": "no-store"})
+
+
+def step_body(replay: Replay, number: int, chosen: str, templates: Jinja2Templates) -> dict[str, Any]:
+    """What the page is sent for step ``number`` in view ``chosen`` (an allowed view)."""
     moment = replay.moment(number)
-    templates = request.app.state.replay_templates
     shown = DISPLAY_VIEW.get(chosen, chosen)
     context = table_context(replay.game, moment.views[shown], replay.presenters[shown], set())
     table_html = templates.get_template(f"{replay.game}_table.html").render(t=context, legal=set())
@@ -264,7 +269,7 @@ def step_json(request: Request, key: str, number: int, view: str | None = None) 
         result = replay.result or {}
         body["final"] = {"lines": replay.final_lines[chosen], "scores": result.get("scores"),
                          "winners": result.get("winners"), "finished": replay.result is not None}
-    return JSONResponse(body, headers={"cache-control": "no-store"})
+    return body
 
 
 def _view_title(replay: Replay, view: str) -> str:
@@ -282,7 +287,7 @@ def _render(request: Request, name: str, context: dict[str, Any]) -> Response:
     if server is not None:  # the play server's pages: its header and page token
         from club_envs.web.auth import browser_id
 
-        base = {"csrf": server.auth.page_token(browser_id(request) or ""), "study": server.study,
+        base = {"csrf": server.auth.page_token(browser_id(request)), "study": server.study,
                 "admin": server.auth.is_admin(request), "viewer_only": False}
     return templates.TemplateResponse(request, name, {**base, **context})
 

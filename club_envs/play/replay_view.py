@@ -117,6 +117,9 @@ class Replay:
         for name in view_names(n):
             me = int(name) if name.isdigit() else None
             presenters[name] = presenter_class(config, me, {s: v for s, v in shown.items() if s != me}, public_roles)
+        # the researcher knows who played where (unless the game was blind to whoever is asking)
+        every = {s: None if hide_agents else c for s, c in enumerate(controllers)}
+        presenters[OMNISCIENT] = presenter_class(config, None, every, public_roles)
         self = cls(record, record["game"], n, controllers, [], presenters, {}, hide_agents)
         self._spec = spec
         self._config = config
@@ -147,10 +150,7 @@ class Replay:
         self._seen = len(state.events)
         lines = {}
         for name, presenter in self.presenters.items():
-            if name == OMNISCIENT:
-                continue
             lines[name] = [line for event in events for line in presenter.narrate(event)]
-        lines[OMNISCIENT] = list(lines[PUBLIC])
         public = self._spec.hook("render").public_view(state)
         views = {str(s): state.player_view(s) for s in range(self.num_players)}
         views[PUBLIC] = public

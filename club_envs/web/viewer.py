@@ -256,7 +256,7 @@ def step_body(replay: Replay, number: int, chosen: str, templates: Jinja2Templat
     """What the page is sent for step ``number`` in view ``chosen`` (an allowed view)."""
     moment = replay.moment(number)
     shown = DISPLAY_VIEW.get(chosen, chosen)
-    context = table_context(replay.game, moment.views[shown], replay.presenters[shown], set())
+    context = table_context(replay.game, moment.views[shown], replay.presenters[chosen], set())
     table_html = templates.get_template(f"{replay.game}_table.html").render(t=context, legal=set())
     body: dict[str, Any] = {
         "step": number, "total": replay.total, "view": chosen, "chapter": moment.chapter,

@@ -243,7 +243,8 @@ class Replay:
         return out
 
     def _stand_in(self, view: Any) -> str | None:
-        """The shipped agent for the seat of ``view`` (for its role), or the heuristic bot."""
+        """The shipped agent for the seat of ``view``: the one named after the game (it plays every
+        seat), else one that plays the seat's role, else the heuristic bot."""
         from club_envs.agents.policy import view_role
         from club_envs.agents.registry import SHIPPED, shipped_names
 
@@ -251,9 +252,10 @@ class Replay:
             role = view_role(view)
         except ValueError:
             role = None
-        for name in shipped_names():
-            game, files = SHIPPED[name]
-            if get_spec(game).record_name == self.game and ("*" in files or role in files):
+        mine = [n for n in shipped_names() if get_spec(SHIPPED[n][0]).record_name == self.game]
+        for name in sorted(mine, key=lambda n: n != self._spec.name):
+            files = SHIPPED[name][1]
+            if "*" in files or role in files:
                 return name
         return "heuristic" if "heuristic" in self._spec.bots else None
 

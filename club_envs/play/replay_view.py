@@ -76,8 +76,13 @@ class Replay:
     presenters: dict[str, Any]  # view name -> presenter (labels, move words)
     final_lines: dict[str, list[str]]
     hide_agents: bool = False
-    _agents: dict[str, Any] = field(default_factory=dict)
-    _thinking: dict[tuple[int, bool], dict[str, Any] | None] = field(default_factory=dict)
+    _agents: dict[str, Any] = field(default_factory=dict, repr=False)  # agents asked again, by name
+    _thinking: dict[tuple[int, bool], dict[str, Any] | None] = field(default_factory=dict, repr=False)
+    _spec: Any = field(default=None, repr=False)
+    _config: Any = field(default=None, repr=False)
+    _observer: Any = field(default=None, repr=False)
+    _seen: int = 0  # the engine events narrated so far, while the record is walked
+    _pending: Any = field(default=None, repr=False)  # the move being walked: seat, action, decision, label
 
     @classmethod
     def from_record(cls, record: dict[str, Any], hide_agents: bool = False) -> Replay:
@@ -169,7 +174,7 @@ class Replay:
                 winners = ", ".join(presenter.seat_name(s) for s in result.get("winners", [])) or "nobody"
                 self.final_lines[name] = [f"{presenter.seat_name(s)}: {score}" for s, score in
                                           enumerate(result.get("scores", []))] + [f"Winners: {winners}."]
-        self.__dict__.pop("_pending", None)
+        self._pending = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -274,7 +279,7 @@ class Replay:
         return self._agents[name], ""
 
     def _decision(self, seat: int, view: Any, legal: list[int]) -> Decision:
-        observer = getattr(self, "_observer", None)
+        observer = self._observer
         if observer is None:
             observer = self._observer = self._spec.hook("observer")(self._config)
         size = self._spec.hook("actions").NUM_ACTIONS

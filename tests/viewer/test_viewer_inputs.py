@@ -123,3 +123,20 @@ def test_nothing_from_a_record_reaches_the_page_as_html(tmp_path):
         for n in (0, 1, 2):
             body = client.get(f"/api/replays/0/steps/{n}?view=all").json()
             assert "<script>" not in body["table_html"] and "&lt;script&gt;" in body["table_html"]
+
+
+def test_the_command_serves_loopback_only_and_opens_the_served_view(tmp_path, capsys, monkeypatch):
+    import uvicorn
+    import webbrowser
+
+    served, opened = {}, []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.update(kw, app=app))
+    monkeypatch.setattr(webbrowser, "open", opened.append)
+    path = _write(tmp_path / "ok.json", record(ARKHAM))
+    assert main(["view", str(path), "--seat", "public", "--port", "8123"]) == 0
+    assert served["host"] == "127.0.0.1" and served["port"] == 8123
+    assert opened == ["http://127.0.0.1:8123/replays/0?view=public"]
+    assert "open http://127.0.0.1:8123/replays/0?view=public" in capsys.readouterr().out
+    assert main(["view", str(tmp_path), "--no-browser"]) == 0
+    assert opened == ["http://127.0.0.1:8123/replays/0?view=public"] and 0 < served["port"] < 65536
+    assert "/replays (Ctrl-C stops)" in capsys.readouterr().out

@@ -20,6 +20,7 @@ did not know at that moment.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,8 @@ class Replay:
     _observer: Any = field(default=None, repr=False)
     _seen: int = 0  # the engine events narrated so far, while the record is walked
     _pending: Any = field(default=None, repr=False)  # the move being walked: seat, action, decision, label
+    # the web server asks from several threads; an agent is reset and asked under this lock
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def from_record(cls, record: dict[str, Any], hide_agents: bool = False) -> Replay:
@@ -210,9 +213,10 @@ class Replay:
             return None
         omniscient = view == OMNISCIENT
         key = (number, omniscient)
-        if key not in self._thinking:
-            self._thinking[key] = self._think(moment, omniscient)
-        return self._thinking[key]
+        with self._lock:
+            if key not in self._thinking:
+                self._thinking[key] = self._think(moment, omniscient)
+            return self._thinking[key]
 
     def _think(self, moment: Moment, omniscient: bool) -> dict[str, Any]:
         seat = moment.seat

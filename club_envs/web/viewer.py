@@ -25,6 +25,7 @@ templates escape; ``viewer.js`` writes text with ``textContent``).
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,6 +93,7 @@ class FolderSource:
         self.views = views  # None: every view; else the one view ``--seat`` chose
         self._cache: OrderedDict[int, Replay] = OrderedDict()
         self._summaries: dict[int, Listed | str] = {}
+        self._lock = threading.Lock()  # requests are answered on several threads
 
     def _allowed(self, num_players: int) -> tuple[str, ...]:
         if self.views is None:
@@ -124,16 +126,17 @@ class FolderSource:
         if not key.isdigit() or not 0 <= int(key) < len(self.paths):
             raise ApiError(404, f"no game {key[:40]!r}; the games are numbered 0..{len(self.paths) - 1}")
         index = int(key)
-        if index not in self._cache:
-            try:
-                replay = Replay.from_record(records.load(self.paths[index]))
-            except (records.RecordError, ValueError) as exc:
-                raise ApiError(422, str(exc)) from None
-            self._cache[index] = replay
-            while len(self._cache) > CACHED_REPLAYS:
-                self._cache.popitem(last=False)
-        self._cache.move_to_end(index)
-        replay = self._cache[index]
+        with self._lock:
+            if index not in self._cache:
+                try:
+                    replay = Replay.from_record(records.load(self.paths[index]))
+                except (records.RecordError, ValueError) as exc:
+                    raise ApiError(422, str(exc)) from None
+                self._cache[index] = replay
+                while len(self._cache) > CACHED_REPLAYS:
+                    self._cache.popitem(last=False)
+            self._cache.move_to_end(index)
+            replay = self._cache[index]
         try:
             return replay, self._allowed(replay.num_players)
         except ValueError as exc:
@@ -150,6 +153,7 @@ class StoreSource:
     def __init__(self, server: Any) -> None:
         self.server = server
         self._cache: OrderedDict[tuple[str, bool], Replay] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _rows(self, request: Request) -> tuple[list[Any], bool]:
         auth = self.server.auth
@@ -184,15 +188,17 @@ class StoreSource:
         if not admin and row.owner != self.server.auth.principal(request):
             raise missing
         hide = not admin and not row.show_agents
-        cached = self._cache.get((key, hide))
-        if cached is None:
-            try:
-                cached = Replay.from_record(row.record, hide_agents=hide)
-            except (records.RecordError, ValueError) as exc:
-                raise ApiError(422, f"this game's record cannot be replayed: {exc}") from None
-            self._cache[(key, hide)] = cached
-            while len(self._cache) > CACHED_REPLAYS:
-                self._cache.popitem(last=False)
+        with self._lock:
+            cached = self._cache.get((key, hide))
+            if cached is None:
+                try:
+                    cached = Replay.from_record(row.record, hide_agents=hide)
+                except (records.RecordError, ValueError) as exc:
+                    raise ApiError(422, f"this game's record cannot be replayed: {exc}") from None
+                self._cache[(key, hide)] = cached
+                while len(self._cache) > CACHED_REPLAYS:
+                    self._cache.popitem(last=False)
+            self._cache.move_to_end((key, hide))
         return cached, self._views(row, admin)
 
 

@@ -35,8 +35,12 @@ Optional hooks (asked with :meth:`GameSpec.has_hook` first): ``search`` (ISMCTS 
 ``presenter`` and ``web_table`` (terminal and browser play), ``belief_agent``, ``black_man_agent``
 (belief files), ``win_share`` (training's view of a finished episode) and ``opponents`` (training's
 per-episode opponent draw), ``vector_game`` (the batched multi-agent class, a
-:class:`~club_envs.vector_game.VectorGame` called as ``cls(num_games=N, **options)``), and one
-``features:<name>`` hook per named set of extra policy inputs.
+:class:`~club_envs.vector_game.VectorGame` called as ``cls(num_games=N, **options)``), one
+``features:<name>`` hook per named set of extra policy inputs, and the replay viewer's:
+``replay_steps(record)`` (the record walked on the engine: ``(state, seat, action)`` before each
+action, then ``(state, None, None)``), ``hidden_facts(state)`` (``(what, value)`` pairs no seat
+sees), ``belief_truths(state, seat)`` (the truth behind an agent's ``beliefs``) and
+``replay_chapter(view)`` (the heat or round a moment belongs to).
 """
 
 from __future__ import annotations
@@ -65,6 +69,10 @@ PACKAGE_LAYOUT_HOOKS = {
     "aec_env": ".env:env",
     "search": ".search",
     "belief_agent": ".belief_agent:BeliefAgent",
+    "replay_steps": ".replay:replay_steps",
+    "hidden_facts": ".insight:hidden_facts",
+    "belief_truths": ".insight:belief_truths",
+    "replay_chapter": ".insight:chapter",
 }
 
 

@@ -10,7 +10,7 @@ see what its seat could not.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -56,12 +56,40 @@ class Decision:
         return {"observation": self.observation, "action_mask": self.action_mask}
 
 
+class Thought(NamedTuple):
+    """One action an agent weighed at a decision, as its optional ``explain(decision)`` reports it.
+
+    ``kind`` says what ``score`` is: ``"probability"`` (a policy's), ``"expected gain"`` (a
+    heuristic's value of the action), ``"visits"`` (a search's count, ``note`` giving its mean
+    value) ...; an agent lists its thoughts best first, by its own measure.
+    """
+
+    action: int
+    score: float
+    kind: str
+    note: str = ""
+
+
+def explain(agent: Any, decision: Decision) -> list[Thought]:
+    """What ``agent`` weighs at ``decision``: its ``explain(decision)`` if it has one, else just the
+    action it chooses (``kind="chosen"``). Agents are deterministic given the view, so asking again
+    tells what they thought when they played."""
+    method = getattr(agent, "explain", None)
+    if callable(method):
+        return list(method(decision))
+    return [Thought(int(agent.act(decision)), 1.0, "chosen")]
+
+
 @runtime_checkable
 class Agent(Protocol):
     """Plays one seat of one game at a time.
 
     ``reset`` is called before every game with the seat the agent holds and a seed for its own
     randomness, so that a seeded game is repeatable whoever plays it.
+
+    Optional: ``explain(decision) -> list[Thought]``, the actions it weighs with their scores
+    (the replay viewer shows them), and ``beliefs(decision) -> list[tuple[str, float]]``, what it
+    believes of the hidden facts (named in words, with a probability or an expected count).
     """
 
     name: str
@@ -86,6 +114,11 @@ class RandomAgent:
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions
         return int(legal[self._rng.integers(len(legal))])
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        """Every legal action, equally likely."""
+        legal = decision.legal_actions
+        return [Thought(int(a), 1.0 / len(legal), "probability") for a in legal]
 
 
 class CallableAgent:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 import club_envs.agents.features as features
-from club_envs.agents.base import Decision
+from club_envs.agents.base import Decision, Thought, explain
 
 POLICY_FORMAT = "club-envs-policy"
 POLICY_VERSION = 1
@@ -311,6 +311,12 @@ class PolicyAgent:
         probs = self.net.masked_probabilities(self.inputs(decision), decision.action_mask)
         return self.choose(probs)
 
+    def explain(self, decision: Decision) -> list[Thought]:
+        """The legal actions by the network's probability, most probable first."""
+        probs = self.net.masked_probabilities(self.inputs(decision), decision.action_mask)
+        legal = sorted((int(a) for a in decision.legal_actions), key=lambda a: (-probs[a], a))
+        return [Thought(a, float(probs[a]), "probability") for a in legal]
+
     @property
     def batch_key(self) -> tuple:
         """Agents sharing one network object can be asked together (:func:`act_batch`)."""
@@ -393,10 +399,20 @@ class RoleDispatchAgent:
             agent.reset(seat, seed)
 
     def act(self, decision: Decision) -> int:
+        return self._for(decision).act(decision)
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        return explain(self._for(decision), decision)
+
+    def beliefs(self, decision: Decision) -> list[tuple[str, float]]:
+        method = getattr(self._for(decision), "beliefs", None)
+        return list(method(decision)) if callable(method) else []
+
+    def _for(self, decision: Decision) -> Any:
         role = view_role(decision.view)
         if role not in self.by_role:
             raise ValueError(f"agent {self.name!r} has no policy for role {role!r}; it plays {', '.join(self.by_role)}")
-        return self.by_role[role].act(decision)
+        return self.by_role[role]
 
 
 def view_role(view: Any) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from club_envs.agents.base import Decision
+from club_envs.agents.base import Decision, Thought
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.belief_model import BeliefModel
 from club_envs.arkham_decoders.bots import (
@@ -30,8 +30,10 @@ from club_envs.arkham_decoders.bots import (
     HeuristicAgent,
     expected_points,
     leader_pick,
+    team_thoughts,
 )
 from club_envs.arkham_decoders.engine import CHOOSE, PROPOSAL, VOTE, View
+from club_envs.arkham_decoders.insight import true_book_words
 from club_envs.arkham_decoders.rules import BLACK_MAN
 
 
@@ -52,6 +54,23 @@ class BeliefAgent:
 
     def act(self, decision: Decision) -> int:
         return self.act_batch([self], [decision])[0]
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        """The heuristic team's numbers on the learned belief, its choice first (the Black Man's
+        vote: the heuristic's)."""
+        if decision.view.identity == BLACK_MAN:
+            return self._black_man.explain(decision)
+        chosen = self.act(decision)
+        return team_thoughts(decision.view, decision.legal_actions, self._p_true(decision), chosen)
+
+    def beliefs(self, decision: Decision) -> list[tuple[str, float]]:
+        """The learned probability of each book being the true grimoire."""
+        if decision.view.identity == BLACK_MAN:
+            return self._black_man.beliefs(decision)
+        return [(true_book_words(b), float(p)) for b, p in enumerate(self._p_true(decision))]
+
+    def _p_true(self, decision: Decision) -> np.ndarray:
+        return self.model.true_book_probabilities(decision.observation[None], [decision.view])[0]
 
     @property
     def batch_key(self) -> tuple:

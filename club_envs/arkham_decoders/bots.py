@@ -16,9 +16,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from club_envs.agents.base import Agent, Decision, RandomAgent
+from club_envs.agents.base import Agent, Decision, RandomAgent, Thought
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import CHOOSE, PROPOSAL, VOTE, View
+from club_envs.arkham_decoders.insight import true_book_words
 from club_envs.arkham_decoders.rules import (
     ADVISOR,
     BLACK_MAN,
@@ -245,6 +246,20 @@ class HeuristicAgent:
             return self.act_on(view, decision.legal_actions, true_book_probabilities(view).tolist())
         return int(decision.legal_actions[0])
 
+    def explain(self, decision: Decision) -> list[Thought]:
+        """What :meth:`act` weighs, its choice first (see :func:`team_thoughts`); the Black Man's
+        vote is a rule, shown as his choice."""
+        view: View = decision.view
+        chosen = self.act(decision)
+        if view.phase == VOTE and view.identity == BLACK_MAN:
+            return [Thought(int(a), float(a == chosen), "chosen") for a in sorted(decision.legal_actions,
+                                                                                  key=lambda a: a != chosen)]
+        return team_thoughts(view, decision.legal_actions, true_book_probabilities(view).tolist(), chosen)
+
+    def beliefs(self, decision: Decision) -> list[tuple[str, float]]:
+        """The probability of each book being the true grimoire, as this seat can best tell."""
+        return [(true_book_words(b), float(p)) for b, p in enumerate(true_book_probabilities(decision.view))]
+
     def act_on(self, view: View, legal: Sequence[int], p_true: Sequence[float]) -> int:
         """:meth:`act` for a caller that holds the seat's ``true_book_probabilities`` already (as a
         list); the Black Man's vote is :meth:`_vote_black_man`, which reads the leader's belief."""
@@ -270,6 +285,29 @@ class HeuristicAgent:
         if leader_slot is None:
             leader_slot = leader_pick(view, leader_true_book(view, view.seat).tolist())
         return black_man_vote(view.table, view.true_book, leader_slot)
+
+
+def team_thoughts(view: View, legal: Sequence[int], p_true: Sequence[float], chosen: int) -> list[Thought]:
+    """The team's rules in numbers, ``chosen`` first: a card's expected points if decoded (a pass
+    scores the level below which a member passes), or for a vote the three cards' expected points
+    together (opposing scores the level above which the Investigator agrees)."""
+    scores: dict[int, float] = {}
+    for a in (int(x) for x in legal):
+        kind, arg = A.decode(a)
+        if kind == "reveal":
+            scores[a] = expected_points(arg, p_true)
+        elif kind == "pass":
+            scores[a] = PASS_BELOW_EXPECTED_POINTS
+        elif kind == "agree":
+            scores[a] = sum(expected_points(card, p_true) for _, card in view.table)
+        elif kind == "oppose":
+            scores[a] = INV_AGREE_ABOVE_EXPECTED
+        elif kind == "decode":
+            scores[a] = expected_points(view.table[arg][1], p_true)
+        else:
+            scores[a] = 0.0
+    ordered = sorted(scores, key=lambda a: (a != chosen, -scores[a], a))
+    return [Thought(a, scores[a], "expected points") for a in ordered]
 
 
 def investigator_vote(table: Sequence[tuple[int, int]], p_true: Sequence[float]) -> int:

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 import club_envs.agents.belief_file as belief_file
-from club_envs.agents.base import Decision
+from club_envs.agents.base import Decision, Thought
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.bots import leader_has_peeked
 from club_envs.arkham_decoders.engine import VOTE, View
@@ -99,6 +99,15 @@ class BlackManAgent:
     def reset(self, seat: int, seed: int | None = None) -> None:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        """The learned win log-odds after each vote, the higher first (oppose on a tie)."""
+        view = decision.view
+        if view.identity != BLACK_MAN or view.phase != VOTE or len(decision.legal_actions) == 1:
+            return [Thought(int(a), 1.0, "chosen") for a in decision.legal_actions]
+        value = self.model.values(np.asarray(decision.observation)[None], [view])[0]
+        scored = [Thought(VOTES[0], float(value[0]), "win log-odds"), Thought(VOTES[1], float(value[1]), "win log-odds")]
+        return scored if value[0] > value[1] else scored[::-1]
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions

@@ -14,7 +14,7 @@ import sys
 # Sub-commands in the order ``--help`` lists them; a module that cannot be imported (an optional
 # extra not installed) is left out of the menu rather than breaking the others.
 _COMMANDS = ["simulate", "train", "configs", "curves", "export", "bench", "evaluate", "league", "exploit", "ship", "card",
-             "play", "serve", "study", "report"]
+             "play", "serve", "study", "report", "view"]
 
 
 class UsageError(Exception):

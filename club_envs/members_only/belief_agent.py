@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from club_envs.agents.base import Decision
+from club_envs.agents.base import Decision, Thought
+from club_envs.members_only import actions as A
 from club_envs.members_only import heuristic_batch
 from club_envs.members_only.belief_model import BeliefModel
 
@@ -46,6 +47,25 @@ class BeliefAgent:
         if len(decision.legal_actions) == 1:
             return int(decision.legal_actions[0])
         return self.act_batch([self], [decision])[0]
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        """The heuristic's values on the learned belief, its choice first: every bet's expected gain
+        (no bet: 0), or each card's worth to the chips if it were the one held back."""
+        legal = [int(a) for a in decision.legal_actions]
+        evaluation = heuristic_batch.evaluate([decision.view], decision.action_mask[None], self.chip_cost,
+                                              self.rival_weight, offsets=self.model.predict(decision.observation[None]))
+        chosen = int(evaluation.choice[0])
+        thoughts = []
+        for a in legal:
+            if a < evaluation.bets.shape[1]:
+                thoughts.append(Thought(a, float(evaluation.bets[0, a]), "expected gain"))
+            elif A.is_reveal(a) or A.is_discard(a):
+                card = a - (A.REVEAL_BASE if A.is_reveal(a) else A.DISCARD_BASE)
+                value = float(evaluation.cards[0, card])
+                thoughts.append(Thought(a, value if np.isfinite(value) else 0.0, "worth if held back"))
+            else:
+                thoughts.append(Thought(a, 0.0, "expected gain"))
+        return sorted(thoughts, key=lambda t: (t.action != chosen, -t.score if t.kind == "expected gain" else 0.0))
 
     @property
     def batch_key(self) -> tuple:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from club_envs.agents.base import Decision, RandomAgent
+from club_envs.agents.base import Decision, RandomAgent, Thought
 from club_envs.members_only import actions as A
 from club_envs.members_only import beliefs, heuristic_round, heuristic_sampled
 from club_envs.members_only.engine import BET, DISCARD, REVEAL, View, chip_multiplier
 from club_envs.members_only.heuristic_values import final_counts, known_position, track_value
+from club_envs.members_only.insight import held_by_others
 from club_envs.members_only.rules import (
     NUM_CARD_TYPES,
     NUM_CATEGORIES,
@@ -86,6 +87,36 @@ class HeuristicAgent:
         if view.phase == DISCARD:
             return A.DISCARD_BASE + self._card_to_hold_back(view)
         return int(legal[0])
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        """What :meth:`act` weighs, its choice first: the expected gain of every bet (no bet: 0),
+        or for reveals and discards the chips' worth if each card were the one held back."""
+        view: View = decision.view
+        legal = [int(a) for a in decision.legal_actions]
+        if view.phase == BET:
+            values = self.bet_values(view)
+            scores = {a: (float(values[a]) if a < A.NUM_BETS else 0.0) for a in legal}
+            thoughts = [Thought(a, scores[a], "expected gain") for a in legal]
+        elif view.phase in (REVEAL, DISCARD):
+            worth = self.card_values(view)
+            base = A.REVEAL_BASE if view.phase == REVEAL else A.DISCARD_BASE
+            thoughts = [Thought(a, float(worth[a - base]), "worth if held back") for a in legal if a - base in worth]
+        else:
+            return [Thought(a, 1.0, "chosen") for a in legal]
+        chosen = self.act(decision)
+        # reveal the card whose absence would hurt most; discard (hold back) the one it misses least
+        sign = 1.0 if view.phase == REVEAL else -1.0
+        ordered = sorted(thoughts, key=lambda t: (t.action != chosen, sign * t.score if view.phase != BET else -t.score))
+        return ordered
+
+    def beliefs(self, decision: Decision) -> list[tuple[str, float]]:
+        """How many of each card the other seats hold, expected from the cards this seat has not
+        seen (each unseen card is equally likely to be in another hand or out of play)."""
+        view: View = decision.view
+        unseen, _, _ = known_position(view)
+        in_hands = sum(view.hand_sizes[s] for s in range(view.num_players) if s != view.seat)
+        total = max(1, int(unseen.sum()))
+        return [(held_by_others(c), float(unseen[c]) * in_hands / total) for c in range(NUM_CARD_TYPES)]
 
     def _bet(self, view: View, legal: list[int]) -> int:
         values = self.bet_values(view)

@@ -3,6 +3,7 @@ recorded actions, and check that every event and the result come out the same.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from club_envs.members_only import actions as A
@@ -33,8 +34,11 @@ def _same(engine_event: dict[str, Any], recorded: dict[str, Any]) -> bool:
     return all(k in recorded and recorded[k] == v for k, v in engine_event.items())
 
 
-def replay(record: dict[str, Any]) -> dict[str, Any] | None:
-    """Re-play ``record`` and return its result (``None`` for an abandoned game); raise
+def replay_steps(record: dict[str, Any]) -> Iterator[tuple[State, int | None, int | None]]:
+    """Walk ``record`` on the engine, checking every event as it comes: yields ``(state, seat,
+    action)`` just before each engine action (``action`` is ``None`` for a forfeit after an
+    illegal move), and ``(state, None, None)`` once the whole record is checked. The state is the
+    engine's own: a caller reads it (views, legal actions) and must not change it. Raises
     :class:`RecordError` at the first event that differs from what the engine produces."""
     try:
         config = Config.from_record(record["config"])
@@ -63,14 +67,26 @@ def replay(record: dict[str, Any]) -> dict[str, Any] | None:
                 )
             try:
                 for action in actions_of(event):
+                    yield state, state.current_player, action
                     state.apply_action(action)
             except ValueError as exc:
                 raise RecordError(f"event {checked} ({kind}) is not legal here: {exc}") from None
         elif kind == "game_end" and event.get("reason") == "illegal_action":
-            state.forfeit(event.get("offender", state.current_player))
+            offender = event.get("offender", state.current_player)
+            yield state, offender, None
+            state.forfeit(offender)
         else:
             raise RecordError(f"event {checked} is {kind!r}, but the engine expects an action by seat {state.current_player}")
     if "result" in record:
         if state.result is None or not _same(state.result, record["result"]):
             raise RecordError(f"the result differs: the record has {record['result']}, the engine {state.result}")
+    yield state, None, None
+
+
+def replay(record: dict[str, Any]) -> dict[str, Any] | None:
+    """Re-play ``record`` and return its result (``None`` for an abandoned game); raise
+    :class:`RecordError` at the first event that differs from what the engine produces."""
+    state = None
+    for state, _, _ in replay_steps(record):
+        pass
     return state.result

@@ -68,7 +68,7 @@ class ArkhamPresenter(Presenter):
             lines.append(f"You are an Advisor: the {ROLE_NAMES[identity]}. Your grimoire is the "
                          f"{BOOK_NAMES[book]}: {truth}.")
             lines.append(f"The other advisor, seat {other}, is the {ROLE_NAMES[e['identities'][str(other)]]}.")
-        else:
+        elif me is not None:  # a spectator sees no hand
             hand = ", ".join(e["hands"][str(me)])
             lines.append(f"You are the {ROLE_NAMES[e['roles'][me]]}. Your hand: {hand}.")
         return lines

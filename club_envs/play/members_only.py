@@ -75,7 +75,8 @@ class MembersOnlyPresenter(Presenter):
         if e["chips_refilled"]:
             lines.append("Chips back in full for: " + ", ".join(self.who(s, False) for s in e["chips_refilled"]) + ".")
         lines.append("Face-up cards: " + ", ".join(card_text(c) for c in e["face_up"]) + ".")
-        lines.append("Your hand: " + ", ".join(card_text(c) for c in e["hands"][self.human_seat]) + ".")
+        if self.human_seat is not None:  # a spectator sees no hand
+            lines.append("Your hand: " + ", ".join(card_text(c) for c in e["hands"][self.human_seat]) + ".")
         return lines
 
     def _on_bet(self, e: dict[str, Any]) -> list[str]:

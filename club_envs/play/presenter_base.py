@@ -13,7 +13,11 @@ from typing import Any
 
 
 class Presenter:
-    """Base: seat names, and a plain menu of moves. One subclass per game."""
+    """Base: seat names, and a plain menu of moves. One subclass per game.
+
+    ``human_seat`` is the seat whose point of view the words take; ``None`` narrates for a
+    spectator, who holds no hand and is told nothing private to any seat.
+    """
 
     game = ""
     help_text = ""
@@ -23,7 +27,7 @@ class Presenter:
     def __init__(
         self,
         config: Any,
-        human_seat: int,
+        human_seat: int | None,
         agent_names: Mapping[int, str | None],
         public_roles: Sequence[str] | None = None,
     ) -> None:

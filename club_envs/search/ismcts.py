@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from club_envs.agents.base import Agent, Decision
+from club_envs.agents.base import Agent, Decision, Thought
 from club_envs.search.game import SearchGame
 from club_envs.search.worlds import Weight
 
@@ -388,3 +388,16 @@ class ISMCTSAgent:
                                  model_opponents=o.opponents == "model")
         action = best_action(self.last_stats)
         return action if action in legal else int(legal[0])
+
+    def explain(self, decision: Decision) -> list[Thought]:
+        """The search's root statistics, its choice first: each action's visits (or, with paired
+        play-outs, its mean result), the mean value in the note."""
+        chosen = self.act(decision)
+        if not self.last_stats or len(decision.legal_actions) == 1:
+            return [Thought(chosen, 1.0, "chosen")]
+        paired = "mean" if (self.game.paired_worlds if self.options.paired is None else self.options.paired) > 0 else None
+        stats = self.last_stats
+        ordered = sorted(stats, key=lambda a: (a != chosen, -stats[a][0] if paired is None else -stats[a][1], a))
+        if paired is None:
+            return [Thought(int(a), float(stats[a][0]), "visits", f"mean value {stats[a][1]:+.3f}") for a in ordered]
+        return [Thought(int(a), float(stats[a][1]), "mean result", f"{stats[a][0]} play-outs") for a in ordered]

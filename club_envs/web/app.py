@@ -37,7 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from club_envs.study import routes as study_routes
-from club_envs.web import admin, play, results
+from club_envs.web import admin, play, results, viewer
 from club_envs.web.errors import ApiError
 from club_envs.web.pages import api_error, http_error, malformed
 from club_envs.web.security import DEFAULT_BODY_LIMIT, BodyLimit, SameOrigin, SecurityHeaders
@@ -100,4 +100,5 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, http_error)
     for concern in (play, results, admin, study_routes):
         concern.add_routes(app)
+    viewer.add_routes(app, viewer.StoreSource(server), server.templates)  # replays of ended games
     return app

@@ -249,6 +249,7 @@ def state_json(server: Server, request: Request, entry: Live) -> dict[str, Any]:
             result_lines=g.result_lines() if g.over else [], record=record_link(server, request, entry),
             seed=g.seed if g.over else None,  # the seed would tell the deal: shown only at the end
             study=server.study is not None,
+            replay=f"/replays/{g.game_id}?view={g.human_seat}" if g.over else None,  # the own seat's view
         ),
     }
 

@@ -38,7 +38,9 @@ from sqlalchemy import (
     create_engine,
     event,
     func,
+    insert,
     select,
+    update,
 )
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -320,18 +322,18 @@ class Store:
         moves = [(int(seat), int(action)) for seat, action in moves]
         text = json.dumps(record) if record is not None else None
 
-        def save(s: Session) -> None:
-            s.add_all(MoveRow(game_id=game_id, ply=first_ply + i, seat=seat, action=action)
-                      for i, (seat, action) in enumerate(moves))
-            row = s.get(GameRow, game_id)
-            if row is None:
+        values: dict[str, Any] = {"status": status}
+        if ended_at is not None:
+            values["ended_at"] = ended_at
+        if text is not None:
+            values.update(record=text, record_name=record_name)
+
+        def save(s: Session) -> None:  # plain statements: no objects to track for two small writes
+            if moves:
+                s.execute(insert(MoveRow), [{"game_id": game_id, "ply": first_ply + i, "seat": seat, "action": action}
+                                            for i, (seat, action) in enumerate(moves)])
+            if s.execute(update(GameRow).where(GameRow.id == game_id).values(**values)).rowcount != 1:
                 raise KeyError(f"unknown game id {game_id!r}")
-            row.status = status
-            if ended_at is not None:
-                row.ended_at = ended_at
-            if text is not None:
-                row.record = text
-                row.record_name = record_name
 
         self.writer.write(save)
 

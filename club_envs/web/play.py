@@ -171,8 +171,11 @@ def move(request: Request, game_id: str, body: MoveRequest, server: ServerDep) -
                 400, f"action {body.action} is not a legal move now",
                 legal=[{"action": a, "label": label} for a, label in legal.items()],
             )
-        frames = [g.play(body.action), *g.advance()]
-        server.games.persist(entry)  # the person's move and the agents' answers, in one commit, before the answer
+        frames = [g.play(body.action)]
+        try:
+            frames += g.advance()
+        finally:  # the person's move and the agents' answers in one commit, before the answer (or the error)
+            server.games.persist(entry)
         return {"frames": [frame_json(server, g, f) for f in frames], "state": state_json(server, request, entry)}
 
 

@@ -193,6 +193,8 @@ class GroupCommit:
                 self._commit(batch)
         if mine.error is not None:
             raise mine.error
+        if not mine.done:  # never answered as if committed
+            raise RuntimeError("the change was not committed: the commit holding it was interrupted")
         return mine.result
 
     def _commit(self, batch: list[_Write]) -> None:
@@ -209,6 +211,10 @@ class GroupCommit:
             if len(batch) == 1:
                 batch[0].error, batch[0].done = exc, True
                 return
+        except BaseException as exc:  # interrupted: every change of the batch is told, none is retried
+            for w in batch:
+                w.error, w.done = exc, True
+            raise
         for w in batch:
             self._commit([w])
 

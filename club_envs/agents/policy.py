@@ -18,6 +18,7 @@ play inside training environments; torch is needed only to read the file.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import warnings
@@ -114,7 +115,36 @@ def load_policy_file(path: str | os.PathLike, game: Any = None) -> tuple[MaskedM
     ``game`` (a game package, :func:`club_envs.games.load_game`) it is also checked against the
     game: the file's game, its roles, and the observation size and action count the game gives.
     Every failure is one :class:`PolicyFileError` line naming the file, the problem and what is allowed.
+
+    A file read before and unchanged since (the same size, modification time and inode) is not
+    read again: its checked network is shared (acting never changes it), so a server dealing a
+    game against a shipped agent does not load the weights anew for every game.
     """
+    path = Path(path)
+    try:
+        st = path.stat()
+        key = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    loaded = _READ.get(key) if key is not None else None
+    if loaded is None:
+        loaded = _read_policy_file(path)
+        if key is not None:
+            while len(_READ) >= _READ_KEPT:
+                _READ.pop(next(iter(_READ)), None)
+            _READ[key] = loaded
+    net, meta = loaded[0], copy.deepcopy(loaded[1])
+    if game is not None:
+        check_policy_for_game(path, net, meta, game)
+    return net, meta
+
+
+_READ: dict[tuple[str, int, int, int], tuple[MaskedMLP, dict[str, Any]]] = {}  # policy files read, by identity
+_READ_KEPT = 32
+
+
+def _read_policy_file(path: Path) -> tuple[MaskedMLP, dict[str, Any]]:
+    """The network and metadata of a policy file, checked on their own (not against a game)."""
     import io
 
     import torch
@@ -138,8 +168,6 @@ def load_policy_file(path: str | os.PathLike, game: Any = None) -> tuple[MaskedM
                               f"this club-envs reads version {POLICY_VERSION}")
     net = _network(path, weights, meta)
     _check_meta(path, net, meta)
-    if game is not None:
-        check_policy_for_game(path, net, meta, game)
     return net, meta
 
 

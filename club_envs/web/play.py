@@ -172,9 +172,10 @@ def move(request: Request, game_id: str, body: MoveRequest, server: ServerDep) -
                 legal=[{"action": a, "label": label} for a, label in legal.items()],
             )
         frames = [g.play(body.action)]
-        server.games.persist(entry)  # the person's move is stored before the agents answer it
-        frames += g.advance()
-        server.games.persist(entry)
+        try:
+            frames += g.advance()
+        finally:  # the person's move and the agents' answers in one commit, before the answer (or the error)
+            server.games.persist(entry)
         return {"frames": [frame_json(server, g, f) for f in frames], "state": state_json(server, request, entry)}
 
 
@@ -193,8 +194,10 @@ def quit_game(request: Request, game_id: str, server: ServerDep) -> dict[str, An
 
 
 def find(server: Server, request: Request, game_id: str) -> Live:
-    """The game ``game_id`` if this request's browser (or participant) owns it."""
-    row = server.store.game(game_id) if len(game_id) <= 40 else None
+    """The game ``game_id`` if this request's browser (or participant) owns it (a game in memory
+    is checked against its stored owner without asking the database again)."""
+    entry = server.games.entries.get(game_id)
+    row = entry.row if entry is not None else server.store.game(game_id) if len(game_id) <= 40 else None
     if row is None:
         raise ApiError(404, f"unknown game id {game_id[:40]!r}")
     if server.auth.principal(request) != row.owner:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Annotated, Any
 
+import jinja2
 from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 
@@ -21,6 +22,28 @@ from club_envs.web.auth import Auth
 from club_envs.web.live import LiveGames
 from club_envs.web.settings import Settings
 from club_envs.web.throttle import Throttle
+
+
+class PageTemplates(jinja2.Environment):
+    """The pages' templates, drawn from the plain dicts of :mod:`club_envs.web.tables`.
+
+    Jinja reads ``t.seats`` by trying the attribute first and the key only after the attribute
+    lookup has failed; a table page reads a few thousand keys, so for a plain dict the key is
+    tried first here (any other object is read as Jinja reads it). The templates are read once:
+    the installed pages do not change while the server runs.
+    """
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(loader=jinja2.FileSystemLoader(directory), autoescape=jinja2.select_autoescape(),
+                         auto_reload=False)
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
 
 
 @dataclass
@@ -43,7 +66,7 @@ class Server:
         catalogue = AgentCatalogue(agents_dir)
         if study is not None:
             store.ensure_participants(study.codes)
-        templates = Jinja2Templates(directory=str(resources.files("club_envs.web") / "templates"))
+        templates = Jinja2Templates(env=PageTemplates(str(resources.files("club_envs.web") / "templates")))
         games = LiveGames(store, catalogue, settings, study)
         games.write_missing_records()  # of games that ended just before a previous server stopped
         return cls(settings, store, auth, catalogue, games, templates, study)

@@ -287,7 +287,7 @@ def test_resume_with_a_damaged_state_file_is_one_line_and_changes_nothing(tmp_pa
     (run / "config.yaml").write_text("game: {name: members_only, num_players: 4}\n")
     (run / "state.json").write_text("{" * 100_000)
     before = sorted((p.name, p.stat().st_mtime_ns) for p in run.iterdir())
-    assert main(["train", "--resume", str(run), "--no-progress"]) == 2
+    assert main(["train", "--resume", str(run), "--quiet"]) == 2
     assert "state.json: not a run state file" in one_error_line(capsys, "train")
     assert sorted((p.name, p.stat().st_mtime_ns) for p in run.iterdir()) == before
 
@@ -306,7 +306,7 @@ def test_resume_with_a_damaged_pool_file_is_one_line(tmp_path, capsys, content, 
     (run / "pool" / "player").mkdir(parents=True)
     (run / "config.yaml").write_text("game: {name: members_only, num_players: 4}\n")
     (run / "pool" / "player" / "pool.json").write_text(content)
-    assert main(["train", "--resume", str(run), "--no-progress"]) == 2
+    assert main(["train", "--resume", str(run), "--quiet"]) == 2
     assert problem in one_error_line(capsys, "train")
 
 

@@ -124,20 +124,31 @@ def board_slice(t: Tables, r: Rules, g: int, me: int, v: np.ndarray) -> None:
 
 @compiled
 def observe_all(t: Tables, r: Rules, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
-    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``. The slices write
-    their whole numbers into the row (exact in ``float32``), then one multiply by the scales."""
+    """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
     for g in range(seats.shape[0]):
-        me = seats[g]
-        v = out[g]
-        v[:] = 0
-        turn_slices(t, r, g, me, v)
-        card_slices(t, g, me, v)
-        seat_slices(t, r, g, me, v)
-        board_slice(t, r, g, me, v)
-        for space in range(r.rewards.shape[0]):
-            v[_REWARDS + space] = r.rewards[space]
-        for i in range(SIZE):
-            v[i] *= scale[i]
+        observe_one(t, r, g, seats[g], scale, out[g])
+
+
+@compiled
+def observe_rows(t: Tables, r: Rules, games: np.ndarray, seats: np.ndarray, scale: np.ndarray, out: np.ndarray) -> None:
+    """Row ``i`` of ``out``: the observation of seat ``seats[i]`` in game ``games[i]``."""
+    for i in range(games.shape[0]):
+        observe_one(t, r, games[i], seats[i], scale, out[i])
+
+
+@compiled
+def observe_one(t: Tables, r: Rules, g: int, me: int, scale: np.ndarray, v: np.ndarray) -> None:
+    """``v``: the observation of seat ``me`` in game ``g``. The slices write their whole numbers
+    into the row (exact in ``float32``), then one multiply by the scales."""
+    v[:] = 0
+    turn_slices(t, r, g, me, v)
+    card_slices(t, g, me, v)
+    seat_slices(t, r, g, me, v)
+    board_slice(t, r, g, me, v)
+    for space in range(r.rewards.shape[0]):
+        v[_REWARDS + space] = r.rewards[space]
+    for i in range(SIZE):
+        v[i] *= scale[i]
 
 
 class VectorObserver:
@@ -160,4 +171,11 @@ class VectorObserver:
         if out is None:
             out = np.empty((games.num_games, SIZE), np.float32)
         observe_all(games.tables, games.rules, seats, self._scale, out)
+        return out
+
+    def observe_games(self, games, indices: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """(K, SIZE) ``float32``: the observation of seat ``seats[i]`` in game ``indices[i]``."""
+        indices = np.asarray(indices, dtype=np.int64)
+        out = np.empty((len(indices), SIZE), np.float32)
+        observe_rows(games.tables, games.rules, indices, np.asarray(seats, dtype=np.int64), self._scale, out)
         return out

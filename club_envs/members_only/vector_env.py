@@ -49,20 +49,18 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from club_envs.agents.base import Decision
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.env import REWARD_MODES
 from club_envs.members_only.observer import SIZE
 from club_envs.members_only.rules import DEFAULT_REWARDS, DECK_SIZE, Config
 from club_envs.members_only.vector_engine import VectorGames, first_illegal
-from club_envs.members_only.vector_heuristic import Scratch
+from club_envs.members_only.vector_heuristic import Scratch, choose
 from club_envs.members_only.vector_lineup import Group, Lineup
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_records import record_of
 from club_envs.members_only.vector_rng import seed_states
 from club_envs.members_only.vector_turns import NOT_WAITING, advance, play_given
-from club_envs.members_only.vector_views import view_of
 
 
 class MembersOnlyVectorEnv(VectorEnv):
@@ -205,7 +203,7 @@ class MembersOnlyVectorEnv(VectorEnv):
                 if len(rows):
                     actions[rows] = self._ask(group, rows, masks)
             for g in np.flatnonzero(waiting & self._unclear):
-                actions[g] = self._reference_choice(int(g), masks[g])
+                actions[g] = self._reference_choice(int(g))
             self._play_given(waiting, actions, rewards, add=True)
             self._advance(waiting, rewards)
 
@@ -244,13 +242,10 @@ class MembersOnlyVectorEnv(VectorEnv):
             )
         return answer.astype(np.int64)
 
-    def _reference_choice(self, g: int, mask: np.ndarray) -> int:
-        """The reference heuristic bot's choice in game ``g`` (a near-tie of the compiled one)."""
-        seat = int(self.games.tables.current[g])
-        bot = self.lineup.reference_bots[(seat - int(self.seats[g]) - 1) % self.num_players]
-        legal = [int(a) for a in np.flatnonzero(mask)]
-        decision = Decision(seat, view_of(self.games, g, seat), legal, lambda: None, lambda: mask)
-        return int(bot.act(decision))
+    def _reference_choice(self, g: int) -> int:
+        """The heuristic's choice in game ``g`` where the compiled one found a near-tie."""
+        slot = (int(self.games.tables.current[g]) - int(self.seats[g]) - 1) % self.num_players
+        return choose(self.games, g, self.lineup.reference_bots[slot], self._scratch)[0]
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)

@@ -17,7 +17,7 @@ gain is clear of 0 by as much). Otherwise :func:`heuristic_action` answers :data
 caller asks the reference bot on the same position (``vector_views.view_of``), which resolves
 the near-tie exactly as the bot does. Candidates whose numbers are equal by construction in
 both -- cards whose category has no chip on the board are worth the same whichever is held back
--- are not near-ties: the first of them wins, as the bot's scan in card order does. The tests
+(or only chips that do not count for the seat) -- are not near-ties: the first of them wins, as the bot's scan in card order does. The tests
 check the choices against the bot's at every decision of many recorded games.
 """
 
@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from club_envs.agents.base import Decision
 from club_envs.members_only import actions as A
 from club_envs.members_only.compiled import compiled
 from club_envs.members_only.engine import BET, DISCARD, REVEAL
@@ -44,7 +45,8 @@ from club_envs.members_only.rules import (
     TRACK_MAX,
     TRACK_SCORING_MIN,
 )
-from club_envs.members_only.vector_engine import NO_SEAT, NUM_SPOTS, Rules, Tables, chip_multiplier, legal_mask
+from club_envs.members_only.vector_engine import NO_SEAT, Rules, Tables, chip_multiplier, legal_mask
+from club_envs.members_only.vector_views import view_of
 
 UNCLEAR = -2  # "too close to call here: ask the reference bot"
 TIE_MARGIN = 1e-9  # far above the two computations' differences (~1e-15), far below real gaps
@@ -211,7 +213,7 @@ def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, r
 
 
 @compiled
-def card_choice(t: Tables, g: int, seat: int, lowest: bool, worth: np.ndarray) -> int:
+def card_choice(t: Tables, g: int, seat: int, lowest: bool, rival_weight: float, worth: np.ndarray) -> int:
     """The card in hand whose absence is worth least (``lowest``: the reveal) or most (the
     discard), the first of equals -- or :data:`UNCLEAR` for a near-tie between cards whose worths
     are not equal by construction."""
@@ -220,19 +222,23 @@ def card_choice(t: Tables, g: int, seat: int, lowest: bool, worth: np.ndarray) -
         if t.hands[g, seat, card] > 0:
             if best < 0 or (worth[card] < worth[best] if lowest else worth[card] > worth[best]):
                 best = card
-    best_free = not _has_chips(t, g, best % NUM_CATEGORIES)
+    best_free = not _counts_for(t, g, seat, best % NUM_CATEGORIES, rival_weight)
     for card in range(NUM_CARD_TYPES):
         if card == best or t.hands[g, seat, card] == 0 or abs(worth[card] - worth[best]) > TIE_MARGIN:
             continue
-        if not (best_free and not _has_chips(t, g, card % NUM_CATEGORIES)):
+        if not (best_free and not _counts_for(t, g, seat, card % NUM_CATEGORIES, rival_weight)):
             return UNCLEAR
     return best
 
 
 @compiled
-def _has_chips(t: Tables, g: int, category: int) -> bool:
+def _counts_for(t: Tables, g: int, seat: int, category: int, rival_weight: float) -> bool:
+    """Does a chip of ``category`` count for ``seat`` (its own, or a rival's with a rival weight)?
+    Holding back a card of a category no such chip is on changes no term of the worth: the worths
+    of all such cards are the same sums of the same numbers, here and in the reference."""
     for space in range(NUM_SPACES):
-        if t.board_owner[g, category * NUM_SPACES + space] != NO_SEAT:
+        owner = t.board_owner[g, category * NUM_SPACES + space]
+        if owner == seat or (owner != NO_SEAT and rival_weight != 0.0):
             return True
     return False
 
@@ -269,9 +275,25 @@ def heuristic_action(
         return bet_choice(t, r, g, seat, chip_cost, mask, counts[0], unseen, values)
     card_worths(t, r, g, seat, chip_cost, rival_weight, counts, worth)
     if phase == REVEAL:
-        best = card_choice(t, g, seat, True, worth)
+        best = card_choice(t, g, seat, True, rival_weight, worth)
         return best if best < 0 else A.REVEAL_BASE + best
     if phase == DISCARD:
-        best = card_choice(t, g, seat, False, worth)
+        best = card_choice(t, g, seat, False, rival_weight, worth)
         return best if best < 0 else A.DISCARD_BASE + best
     return first
+
+
+def choose(games, g: int, bot, scratch: Scratch) -> tuple[int, bool]:
+    """The choice of ``bot`` (a :class:`~club_envs.members_only.bots.HeuristicAgent` with
+    ``samples=None``) for the player to move in game ``g`` of a
+    :class:`~club_envs.members_only.vector_engine.VectorGames`: the compiled answer, or the
+    reference bot's on the same position when that is a near-tie. Returns ``(action, unclear)``."""
+    t = games.tables
+    cost = np.array(bot.chip_cost, dtype=np.float64)
+    action = heuristic_action(t, games.rules, g, cost, float(bot.rival_weight), *scratch.arrays())
+    if action != UNCLEAR:
+        return int(action), False
+    seat = int(t.current[g])
+    mask = scratch.mask.copy()
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    return int(bot.act(Decision(seat, view_of(games, g, seat), legal, lambda: None, lambda: mask))), True

@@ -55,7 +55,7 @@ from club_envs.members_only.env import REWARD_MODES
 from club_envs.members_only.observer import SIZE
 from club_envs.members_only.rules import DEFAULT_REWARDS, DECK_SIZE, Config
 from club_envs.members_only.vector_engine import VectorGames, first_illegal
-from club_envs.members_only.vector_heuristic import Scratch, choose
+from club_envs.members_only.vector_heuristic import Scratch, reference_choice
 from club_envs.members_only.vector_lineup import Group, Lineup
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_records import record_of
@@ -203,7 +203,7 @@ class MembersOnlyVectorEnv(VectorEnv):
                 if len(rows):
                     actions[rows] = self._ask(group, rows, masks)
             for g in np.flatnonzero(waiting & self._unclear):
-                actions[g] = self._reference_choice(int(g))
+                actions[g] = self._reference_choice(int(g), masks[g])
             self._play_given(waiting, actions, rewards, add=True)
             self._advance(waiting, rewards)
 
@@ -242,10 +242,10 @@ class MembersOnlyVectorEnv(VectorEnv):
             )
         return answer.astype(np.int64)
 
-    def _reference_choice(self, g: int) -> int:
+    def _reference_choice(self, g: int, mask: np.ndarray) -> int:
         """The heuristic's choice in game ``g`` where the compiled one found a near-tie."""
         slot = (int(self.games.tables.current[g]) - int(self.seats[g]) - 1) % self.num_players
-        return choose(self.games, g, self.lineup.reference_bots[slot], self._scratch)[0]
+        return reference_choice(self.games, g, self.lineup.reference_bots[slot], mask)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)

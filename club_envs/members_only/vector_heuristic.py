@@ -287,13 +287,19 @@ def choose(games, g: int, bot, scratch: Scratch) -> tuple[int, bool]:
     """The choice of ``bot`` (a :class:`~club_envs.members_only.bots.HeuristicAgent` with
     ``samples=None``) for the player to move in game ``g`` of a
     :class:`~club_envs.members_only.vector_engine.VectorGames`: the compiled answer, or the
-    reference bot's on the same position when that is a near-tie. Returns ``(action, unclear)``."""
-    t = games.tables
+    reference bot's on the same position (:func:`reference_choice`) when that is a near-tie.
+    Returns ``(action, unclear)``."""
     cost = np.array(bot.chip_cost, dtype=np.float64)
-    action = heuristic_action(t, games.rules, g, cost, float(bot.rival_weight), *scratch.arrays())
+    action = heuristic_action(games.tables, games.rules, g, cost, float(bot.rival_weight), *scratch.arrays())
     if action != UNCLEAR:
         return int(action), False
-    seat = int(t.current[g])
-    mask = scratch.mask.copy()
-    legal = [int(a) for a in np.flatnonzero(mask)]
-    return int(bot.act(Decision(seat, view_of(games, g, seat), legal, lambda: None, lambda: mask))), True
+    return reference_choice(games, g, bot), True
+
+
+def reference_choice(games, g: int, bot, mask: np.ndarray | None = None) -> int:
+    """``bot.act`` on the view of the player to move in game ``g``, built from the arrays
+    (``mask``: that player's legal actions, if already at hand)."""
+    seat = int(games.tables.current[g])
+    mask = (games.legal_masks()[g] if mask is None else mask).copy()
+    legal = np.flatnonzero(mask).tolist()
+    return int(bot.act(Decision(seat, view_of(games, g, seat), legal, lambda: None, lambda: mask)))

@@ -14,7 +14,7 @@ from club_envs.members_only.vector_engine import ENDED_BY_MAX_HEATS, ENDED_BY_TR
 
 
 def _ints(row) -> tuple[int, ...]:
-    return tuple(int(v) for v in row)
+    return tuple(row.tolist())
 
 
 def view_of(games: VectorGames, g: int, seat: int) -> View:
@@ -23,11 +23,9 @@ def view_of(games: VectorGames, g: int, seat: int) -> View:
     t, config = games.tables, games.config
     n = config.num_players
     current = int(t.current[g])
-    board = [None] * len(t.board_owner[g])
-    for spot, owner in enumerate(t.board_owner[g]):
-        if owner != NO_SEAT:
-            board[spot] = (int(owner), int(t.board_chip[g, spot]), bool(t.board_risk[g, spot]))
-    bets = tuple((int(spot), *board[spot]) for spot in t.bet_spots[g, : t.bet_count[g]])
+    owners, kinds, risks = t.board_owner[g].tolist(), t.board_chip[g].tolist(), t.board_risk[g].tolist()
+    board = [None if owner == NO_SEAT else (owner, kind, bool(risk)) for owner, kind, risk in zip(owners, kinds, risks)]
+    bets = tuple((spot, *board[spot]) for spot in t.bet_spots[g, : t.bet_count[g]].tolist())
     pending = int(t.pending[g])
     discard = int(t.discards[g, seat])
     return View(
@@ -46,11 +44,11 @@ def view_of(games: VectorGames, g: int, seat: int) -> View:
         own_discard=None if discard == NO_SEAT else discard,
         display=_ints(t.display[g]),
         face_up=_ints(t.deck[g, n * config.hand_size : n * config.hand_size + FACE_UP_CARDS]),
-        revealed_by=tuple(_ints(t.revealed_by[g, s]) for s in range(n)),
+        revealed_by=tuple(map(tuple, t.revealed_by[g].tolist())),
         board=tuple(board),
         bets=bets,
-        chips=tuple((int(t.chips[g, s, 0]), int(t.chips[g, s, 1])) for s in range(n)),
-        tracks=tuple(_ints(t.tracks[g, s]) for s in range(n)),
+        chips=tuple(map(tuple, t.chips[g].tolist())),
+        tracks=tuple(map(tuple, t.tracks[g].tolist())),
         hand_sizes=_ints(t.hand_sizes[g]),
         terminal=bool(t.phase[g] == OVER and t.reason[g] == ENDED_BY_TRACKS),
         truncated=bool(t.phase[g] == OVER and t.reason[g] == ENDED_BY_MAX_HEATS),

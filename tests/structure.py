@@ -37,8 +37,8 @@ LAYERS = {
     # package name only (it imports a game when first asked for it, so it imports none of them)
     "club_envs.errors": 0, "club_envs.limits": 0, "club_envs.stats": 0, "club_envs.game_spec": 0,
     "club_envs.games": 0, "club_envs.rendering": 0, "club_envs.records": 0, "club_envs.agents.base": 0,
-    "club_envs.agents.belief_file": 0, "club_envs.agents.batched": 0, "club_envs.search.game": 0, "club_envs.search.worlds": 0,
-    "club_envs.search.ismcts": 0,
+    "club_envs.agents.belief_file": 0, "club_envs.search.game": 0, "club_envs.search.worlds": 0,
+    "club_envs.search.ismcts": 0, "club_envs.agents.batched": 0,
     # 1: the games
     "club_envs.members_only": 1, "club_envs.arkham_decoders": 1, "club_envs.members_only_v0": 1,
     "club_envs.arkham_decoders_v0": 1,

@@ -164,6 +164,8 @@ class MembersOnlyVectorEnv(VectorEnv):
         """The standard record of game ``g`` so far, once it is over (``keep_records=True``)."""
         if not self.keep_records:
             raise ConfigError("records are kept only with keep_records=True")
+        if not self.games.is_over[g]:
+            raise ValueError(f"game {g} is still being played; its record comes on the step that ends it")
         t, n = self.games.tables, self.num_players
         heats = int(t.heat[g])
         start = (int(t.start[g]) - (heats - 1)) % n  # heat h starts h - 1 seats clockwise of heat 1
@@ -245,7 +247,7 @@ class MembersOnlyVectorEnv(VectorEnv):
     def _reference_choice(self, g: int, mask: np.ndarray) -> int:
         """The heuristic's choice in game ``g`` where the compiled one found a near-tie."""
         slot = (int(self.games.tables.current[g]) - int(self.seats[g]) - 1) % self.num_players
-        return reference_choice(self.games, g, self.lineup.reference_bots[slot], mask)
+        return reference_choice(self.games, g, self.lineup.reference_bots[slot], mask, self._scratch)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)

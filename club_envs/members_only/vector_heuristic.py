@@ -29,6 +29,7 @@ import numpy as np
 
 from club_envs.agents.base import Decision
 from club_envs.members_only import actions as A
+from club_envs.members_only import beliefs
 from club_envs.members_only.compiled import compiled
 from club_envs.members_only.engine import BET, DISCARD, REVEAL
 from club_envs.members_only.heuristic_values import BET_ORDER
@@ -81,11 +82,12 @@ class Scratch:
         self.shown = np.zeros(NUM_CARD_TYPES, np.int64)
         self.offsets = np.zeros((NUM_CATEGORIES, NUM_OFFSETS))
         self.counts = np.zeros((3, NUM_CATEGORIES, NUM_COUNTS))  # base, one normal fewer, one NO! fewer
+        self.p = np.zeros((NUM_CATEGORIES, NUM_SPACES))
         self.values = np.zeros(A.NUM_BETS)
         self.worth = np.zeros(NUM_CARD_TYPES)
 
     def arrays(self) -> tuple:
-        return self.mask, self.unseen, self.shown, self.offsets, self.counts, self.values, self.worth
+        return self.mask, self.unseen, self.shown, self.offsets, self.counts, self.p, self.values, self.worth
 
 
 @compiled
@@ -155,9 +157,11 @@ def p_correct(counts: np.ndarray, space: int) -> float:
 
 @compiled
 def bet_choice(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, mask: np.ndarray,
-               counts: np.ndarray, unseen: np.ndarray, values: np.ndarray) -> int:
-    """``HeuristicAgent._bet``: the legal bet with the best expected gain (single chips first, the
-    first of equals) if that gain is positive, else no bet -- or :data:`UNCLEAR`."""
+               p: np.ndarray, exact: bool, values: np.ndarray) -> int:
+    """``HeuristicAgent._bet`` from P(correct) of every space ``p`` (5, 8): the legal bet with the
+    best expected gain (single chips first, the first of equals) if that gain is positive, else no
+    bet -- or :data:`UNCLEAR` for a near-tie, unless ``p`` is ``exact`` (the reference's own
+    numbers: then the gains below are the bot's to the bit, the same operations in the same order)."""
     risk = 1 if t.round[g] == 1 else 0
     best, best_value = -1, 0.0
     for i in range(_BET_ORDER.shape[0]):
@@ -166,22 +170,31 @@ def bet_choice(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, ma
             continue
         spot, chip = action >> 1, action & 1
         c, space = spot // NUM_SPACES, spot % NUM_SPACES
-        p = p_correct(counts[c], space)
         track = float(t.tracks[g, seat, c])
-        after = min(float(TRACK_MAX), track + r.rewards[space] * chip_multiplier(chip, risk))
-        value = p * (track_value(after) - track_value(track)) - (1.0 - p) * chip_cost[chip]
+        after = min(float(TRACK_MAX), track + float(r.rewards[space]) * chip_multiplier(chip, risk))
+        gain = track_value(after) - track_value(track)
+        value = p[c, space] * gain - (1.0 - p[c, space]) * chip_cost[chip]
         values[action] = value
         if best < 0 or value > best_value:
             best, best_value = action, value
     if best < 0:
         return A.NO_BET
-    if abs(best_value) <= TIE_MARGIN:
-        return UNCLEAR
-    for i in range(_BET_ORDER.shape[0]):
-        action = _BET_ORDER[i]
-        if mask[action] and action != best and abs(values[action] - best_value) <= TIE_MARGIN:
+    if not exact:
+        if abs(best_value) <= TIE_MARGIN:
             return UNCLEAR
+        for i in range(_BET_ORDER.shape[0]):
+            action = _BET_ORDER[i]
+            if mask[action] and action != best and abs(values[action] - best_value) <= TIE_MARGIN:
+                return UNCLEAR
     return best if best_value > 0.0 else A.NO_BET
+
+
+@compiled
+def space_probabilities(counts: np.ndarray, out: np.ndarray) -> None:
+    """P(a chip on each space is correct) ``out`` (5, 8) from the count distributions (5, 12)."""
+    for c in range(NUM_CATEGORIES):
+        for space in range(NUM_SPACES):
+            out[c, space] = p_correct(counts[c], space)
 
 
 @compiled
@@ -246,8 +259,8 @@ def _counts_for(t: Tables, g: int, seat: int, category: int, rival_weight: float
 @compiled
 def heuristic_action(
     t: Tables, r: Rules, g: int, chip_cost: np.ndarray, rival_weight: float, mask: np.ndarray,
-    unseen: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, values: np.ndarray,
-    worth: np.ndarray,
+    unseen: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, p: np.ndarray,
+    values: np.ndarray, worth: np.ndarray,
 ) -> int:
     """``HeuristicAgent(chip_cost=..., rival_weight=...).act`` for the player to move in game ``g``
     (still playing), or :data:`UNCLEAR` (see the module docstring). The other arguments are
@@ -272,7 +285,8 @@ def heuristic_action(
             count_distribution(offsets, c, base - 1, counts[1, c])
             count_distribution(offsets, c, base + 1, counts[2, c])
     if phase == BET:
-        return bet_choice(t, r, g, seat, chip_cost, mask, counts[0], unseen, values)
+        space_probabilities(counts[0], p)
+        return bet_choice(t, r, g, seat, chip_cost, mask, p, False, values)
     card_worths(t, r, g, seat, chip_cost, rival_weight, counts, worth)
     if phase == REVEAL:
         best = card_choice(t, g, seat, True, rival_weight, worth)
@@ -293,13 +307,23 @@ def choose(games, g: int, bot, scratch: Scratch) -> tuple[int, bool]:
     action = heuristic_action(games.tables, games.rules, g, cost, float(bot.rival_weight), *scratch.arrays())
     if action != UNCLEAR:
         return int(action), False
-    return reference_choice(games, g, bot), True
+    return reference_choice(games, g, bot, scratch=scratch), True
 
 
-def reference_choice(games, g: int, bot, mask: np.ndarray | None = None) -> int:
-    """``bot.act`` on the view of the player to move in game ``g``, built from the arrays
-    (``mask``: that player's legal actions, if already at hand)."""
-    seat = int(games.tables.current[g])
+def reference_choice(games, g: int, bot, mask: np.ndarray | None = None, scratch: Scratch | None = None) -> int:
+    """The bot's choice for the player to move in game ``g``, settled by the reference's own
+    numbers (``mask``: that player's legal actions, if already at hand). A bet needs only the
+    reference's P(correct) of every space (:mod:`club_envs.members_only.beliefs`, the bot's very
+    call); the gains from it are computed here to the bit. A reveal or discard asks ``bot.act`` on
+    the seat's view, built from the arrays."""
+    t = games.tables
+    seat = int(t.current[g])
     mask = (games.legal_masks()[g] if mask is None else mask).copy()
+    if t.phase[g] == BET:
+        scratch = scratch or Scratch()
+        to_come = known_position(t, games.rules, g, seat, scratch.unseen, scratch.shown)
+        p = beliefs.space_probabilities(beliefs.position_counts(scratch.unseen, to_come, scratch.shown))
+        cost = np.array(bot.chip_cost, dtype=np.float64)
+        return int(bet_choice(t, games.rules, g, seat, cost, mask, np.ascontiguousarray(p), True, scratch.values))
     legal = np.flatnonzero(mask).tolist()
     return int(bot.act(Decision(seat, view_of(games, g, seat), legal, lambda: None, lambda: mask)))

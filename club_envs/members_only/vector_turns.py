@@ -92,8 +92,8 @@ def advance(
     t: Tables, r: Rules, which: np.ndarray, seats: np.ndarray, kinds: np.ndarray, chip_cost: np.ndarray,
     rival_weight: np.ndarray, states: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray,
     keep: bool, log: np.ndarray, lengths: np.ndarray, decks: np.ndarray, mask: np.ndarray, unseen: np.ndarray,
-    shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, values: np.ndarray, worth: np.ndarray,
-    rewards: np.ndarray, waiting: np.ndarray, unclear: np.ndarray,
+    shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, p: np.ndarray, values: np.ndarray,
+    worth: np.ndarray, rewards: np.ndarray, waiting: np.ndarray, unclear: np.ndarray,
 ) -> None:
     """In every game of ``which``: the compiled opponents move until the learner's turn, the end,
     or a seat this code cannot answer -- then ``waiting[g]`` is that seat's opponent slot and
@@ -113,7 +113,7 @@ def advance(
                 action = random_action(t, g, states, mask)
             elif kind == HEURISTIC:
                 action = heuristic_action(t, r, g, chip_cost[slot], rival_weight[slot], mask, unseen, shown,
-                                          offsets, counts, values, worth)
+                                          offsets, counts, p, values, worth)
                 if action == UNCLEAR:
                     waiting[g] = slot
                     unclear[g] = True

@@ -5,13 +5,18 @@ Games are played on the reference engine and, dealt the same decks, on the batch
 move: at each decision the reference bot's choice on the reference view is compared with the
 compiled bot's on the batched engine's arrays (and the batched engine's view of that seat with
 the reference view). Some moves are random, so the positions go beyond what heuristic players
-reach. ``CLUB_ENVS_LONG=1`` plays many more games.
+reach. ``CLUB_ENVS_LONG=1`` plays many more games; the check runs once more with
+``NUMBA_DISABLE_JIT=1`` (the compiled functions as plain Python), in a subprocess.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 
@@ -24,7 +29,9 @@ from club_envs.members_only.vector_views import view_of
 from tests.members_only.helpers import random_decks, reference_game
 
 LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
-GAMES = 400 if LONG else 12  # per case
+NO_JIT = numba.config.DISABLE_JIT
+GAMES = 400 if LONG else (2 if NO_JIT else 12)  # per case
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 5])
@@ -56,3 +63,14 @@ def test_the_compiled_bot_chooses_the_reference_bots_action_at_every_recorded_po
             apply_action(games.tables, games.rules, g, action)
     assert decisions > 100 * GAMES
     assert unclear < 0.05 * decisions  # the reference settles the rare near-ties only
+
+
+def test_the_same_decisions_with_the_jit_disabled():
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT), "CLUB_ENVS_LONG": "0"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         f"{__file__}::test_the_compiled_bot_chooses_the_reference_bots_action_at_every_recorded_position"
+         "[heuristic-4]"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -146,20 +146,25 @@ def test_a_policy_shared_by_seats_is_one_group_and_is_called_for_many_games_at_o
 def test_a_torch_model_plays_as_a_batched_policy():
     import torch
 
-    torch.manual_seed(0)
-    model = torch.nn.Linear(510, 101)
     from club_envs.agents.batched import from_model
 
+    torch.manual_seed(0)
+    model = torch.nn.Linear(510, 101)
     policy = from_model(model, name="snapshot")
-    envs = make(16, num_players=3, opponents=policy, keep_records=True)
+    envs = make(16, num_players=3, opponents=policy, keep_records=True, max_heats=2)
     envs.reset(seed=1)
     rng = np.random.default_rng(1)
-    names = set()
-    for _ in range(400):
-        info = envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))[4]
-        if "record" in info:
-            for record in info["record"][info["_record"]]:
-                names.update(seat["controller"] for seat in record["seats"])
+    names, threads = set(), torch.get_num_threads()
+    torch.set_num_threads(1)  # small batches: threads only wait for each other
+    try:
+        for _ in range(120):
+            info = envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))[4]
+            if "record" in info:
+                for record in info["record"][info["_record"]]:
+                    names.update(seat["controller"] for seat in record["seats"])
+                    assert replay(record) == record["result"]
+    finally:
+        torch.set_num_threads(threads)
     assert names == {"learner", "snapshot"}
 
 

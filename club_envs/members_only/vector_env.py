@@ -21,7 +21,7 @@ that follow the learner's. The games run on :mod:`club_envs.members_only.vector_
   :mod:`club_envs.members_only.vector_heuristic`), a batched policy
   (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 510), masks (K, 101)) ->
   actions (K,)``, called once per round of moves for all games where it is to move), or a list of
-  those, one per other seat clockwise from the learner.
+  those, one per other seat clockwise from the learner. ``set_opponents(value)`` swaps them.
 * ``seat``: the learner's seat, or ``"random"`` for a new seat every game.
 * Autoreset: ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``). The step that ends game
   ``i`` returns the first observation of its next game; the last observation is in
@@ -155,6 +155,12 @@ class MembersOnlyVectorEnv(VectorEnv):
             obs = self.observer.observe(games, self.seats, self._obs)
         info["seat"] = self.seats.copy()
         return obs.copy(), self._rewards.copy(), terminated, truncated, info
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents (any value ``opponents`` takes): they make every move from the next
+        ``step`` on, in the games under way too (``reset`` to start every game with them) -- how a
+        trainer swaps in a new frozen snapshot without building a new environment."""
+        self.lineup = Lineup(opponents, self.num_players)
 
     def action_masks(self) -> np.ndarray:
         """(N, 101) bool: the learner's legal actions in every game."""

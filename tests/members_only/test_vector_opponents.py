@@ -143,6 +143,24 @@ def test_a_policy_shared_by_seats_is_one_group_and_is_called_for_many_games_at_o
     assert max(sizes) > 16 and sum(sizes) > 4 * len(sizes)  # each call answers many games
 
 
+def test_set_opponents_swaps_in_new_opponents_for_the_next_moves():
+    envs = make(8, num_players=4, opponents="random", keep_records=True, max_heats=2)
+    envs.reset(seed=2)
+    policy = HashPolicy()
+    envs.set_opponents([policy, "heuristic", "heuristic_bold"])
+    envs.reset(seed=2)
+    rng = np.random.default_rng(2)
+    controllers = set()
+    for _ in range(80):
+        info = envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))[4]
+        if "record" in info:
+            for record in info["record"][info["_record"]]:
+                controllers.add(tuple(seat["controller"] for seat in record["seats"]))
+    assert controllers == {("learner", "hash", "heuristic", "heuristic_bold")} and policy.calls
+    with pytest.raises(ConfigError, match="lists 2 opponents"):
+        envs.set_opponents(["random", "random"])
+
+
 def test_a_torch_model_plays_as_a_batched_policy():
     import torch
 

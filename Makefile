@@ -19,8 +19,9 @@ install: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/club-envs train configs/members_only_belief.yaml
 
+# One worker per core; a file's tests stay on one worker, so module fixtures are built once.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 # The package's shape: the layer map of docs/development.md, no import cycles, short functions.
 lint: $(STAMP)
@@ -30,6 +31,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/bench_envs.py
 	$(PY) benchmarks/bench_vector_engine.py
+	$(PY) benchmarks/bench_vector_game.py
 	$(PY) benchmarks/bench_training.py
 
 # The site in site/: the generated tables rewritten from the code, then a strict build (a broken

@@ -9,6 +9,10 @@ Importing the package registers every environment with Gymnasium and with Pettin
   num_players=4, opponents="heuristic")`` (the batched engine)
 * ``gymnasium.make("club_envs/ArkhamDecoders-v0", num_players=5, role="black_man")``
 
+and gives the batched multi-agent games for self-play trainers (:mod:`club_envs.vector_game`):
+
+* ``club_envs.make_vector_game("members_only", num_games=256, num_players=4, seed=0)``
+
 The environment modules are imported lazily, so ``import club_envs`` stays cheap.
 """
 
@@ -55,12 +59,15 @@ def _register() -> None:
 _register()
 
 _LAZY = {"members_only_v0", "arkham_decoders_v0"}
+_LAZY_FUNCTIONS = {"make_vector_game": "club_envs.vector_game"}
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         return importlib.import_module(f"club_envs.{name}")
+    if name in _LAZY_FUNCTIONS:
+        return getattr(importlib.import_module(_LAZY_FUNCTIONS[name]), name)
     raise AttributeError(f"module 'club_envs' has no attribute {name!r}")
 
 
-__all__ = ["members_only_v0", "arkham_decoders_v0", "__version__"]
+__all__ = ["members_only_v0", "arkham_decoders_v0", "make_vector_game", "__version__"]

@@ -34,7 +34,9 @@ Hooks every game provides (:data:`REQUIRED_HOOKS`):
 Optional hooks (asked with :meth:`GameSpec.has_hook` first): ``search`` (ISMCTS hooks),
 ``presenter`` and ``web_table`` (terminal and browser play), ``belief_agent``, ``black_man_agent``
 (belief files), ``win_share`` (training's view of a finished episode) and ``opponents`` (training's
-per-episode opponent draw), and one ``features:<name>`` hook per named set of extra policy inputs.
+per-episode opponent draw), ``vector_game`` (the batched multi-agent class, a
+:class:`~club_envs.vector_game.VectorGame` called as ``cls(num_games=N, **options)``), and one
+``features:<name>`` hook per named set of extra policy inputs.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ GAME_PACKAGES = ("club_envs.members_only", "club_envs.arkham_decoders")
 LAYERS = {
     # 0: the contracts every game and tool shares, and the registry, which knows the games by
     # package name only (it imports a game when first asked for it, so it imports none of them)
+    "club_envs.vector_game": 0,  # the interface of the games' batched multi-agent versions
     "club_envs.errors": 0, "club_envs.limits": 0, "club_envs.stats": 0, "club_envs.game_spec": 0,
     "club_envs.games": 0, "club_envs.rendering": 0, "club_envs.records": 0, "club_envs.agents.base": 0,
     "club_envs.agents.belief_file": 0, "club_envs.search.game": 0, "club_envs.search.worlds": 0,
@@ -44,6 +45,7 @@ LAYERS = {
     "club_envs.arkham_decoders_v0": 1,
     # 2: agents by name, policies, extra inputs, line-ups, search agents, evaluation
     "club_envs.agents": 2, "club_envs.search": 2, "club_envs.evaluation": 2,
+    "club_envs.sb3": 2,  # stable-baselines3's view of the vector environments
     # 3: the applications
     "club_envs.store": 3, "club_envs.report": 3, "club_envs.training": 3, "club_envs.play": 3,
     "club_envs.study": 3, "club_envs.web": 3, "club_envs.cli": 3, "club_envs.__main__": 3,

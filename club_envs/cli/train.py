@@ -6,6 +6,11 @@ Every trainer runs from here: the config picks it (MaskablePPO, :mod:`club_envs.
 ``--config CONFIG`` is the same as CONFIG (the form the checkout's ``python -m training.train`` takes).
 See :mod:`club_envs.training.train` for the run folder it writes and :mod:`club_envs.training.config`
 for the config schema.
+
+What it prints (on standard error, every line flushed): a line naming the run as soon as the config
+is read, then a progress bar for every long phase (count, rate, time left) and a line as each ends;
+to a file or a pipe the bars become a plain line every 30 seconds (:mod:`club_envs.training.progress`).
+``--no-progress`` drops the bars and keeps the lines; ``--quiet`` prints neither.
 """
 
 from __future__ import annotations
@@ -23,13 +28,18 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="the same as CONFIG")
     p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder from its last checkpoint")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--no-progress", action="store_true",
+                       help="no progress bars (a line per finished phase, generation and evaluation stays)")
+    shown.add_argument("--quiet", "-q", action="store_true",
+                       help="no progress bars and no progress lines (warnings and errors still show)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from club_envs.training.train import run as train
+    try:  # the trainer itself (torch, stable-baselines3) is imported once the config is read
+        from club_envs.training.launch import run as train
+        from club_envs.training.progress import Reporter
     except ModuleNotFoundError as exc:  # the 'train' extra is not installed
         raise ValueError(f"training needs the 'train' extra (pip install 'club-envs[train]'): {exc}") from None
     if args.config is not None and args.config_option is not None:
@@ -41,5 +51,6 @@ def run(args: argparse.Namespace) -> int:
         from club_envs.cli.checks import check_output_folder
 
         check_output_folder(args.runs_dir, "--runs-dir")
-    train(config, resume=args.resume, runs_dir=args.runs_dir, progress=not args.no_progress)
+    report = Reporter.quiet() if args.quiet else Reporter(bars=not args.no_progress)
+    train(config, resume=args.resume, runs_dir=args.runs_dir, progress=report)
     return 0

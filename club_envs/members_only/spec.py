@@ -22,6 +22,7 @@ SPEC = GameSpec(
     hooks={
         **PACKAGE_LAYOUT_HOOKS,
         "gym_env": ".gym_env:MembersOnlyGymEnv",
+        "vector_game": ".vector_game:MembersOnlyVectorGame",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",
         "features:members_only_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.members_only:MembersOnlyPresenter",

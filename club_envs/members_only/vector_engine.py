@@ -613,6 +613,11 @@ class VectorGames:
     def step(self, actions: np.ndarray) -> None:
         """One action per game; :class:`IllegalActionError` (naming the game and its legal actions)
         leaves every game as it was."""
+        step_games(self.tables, self.rules, self.check_actions(actions))
+
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """``actions`` as int64 if each game still playing can take its own; otherwise
+        :class:`IllegalActionError` naming the (first) game at fault and its legal actions."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(
@@ -628,7 +633,7 @@ class VectorGames:
                 f"game {bad}: action {actions[bad]} is not legal for seat {self.tables.current[bad]} in the "
                 f"{phase} phase; legal actions: {', '.join(map(str, legal))}"
             )
-        step_games(self.tables, self.rules, actions)
+        return actions
 
     def legal_masks(self, out: np.ndarray | None = None) -> np.ndarray:
         """(N, NUM_ACTIONS) bool: the legal actions of every game's player to move."""

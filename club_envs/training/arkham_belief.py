@@ -65,12 +65,14 @@ from club_envs.arkham_decoders.vote_value import INPUT_SIZE as VOTE_INPUT_SIZE
 from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
 from club_envs.arkham_decoders.vote_value import network_inputs as vote_inputs
 from club_envs.training import launch, run_folder
+from club_envs.training.progress import Reporter
 from club_envs.training.settings import SELF, ArkhamBeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
 
 EVALUATION_COLUMNS = ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"]
 BLACK_MAN = "black_man"
 BLACK_MAN_FILE = "black_man.npz"  # the learned Black Man of a generation (and of best/)
+SERIES_PART = 20  # evaluation games played between two moves of the bar
 
 
 @dataclass
@@ -119,7 +121,7 @@ def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int) -> G
 
 
 def play_generation(model: BeliefModel, settings: ArkhamBeliefConfig, generation: int,
-                    black_man: VoteValueModel | None = None) -> dict[str, np.ndarray]:
+                    black_man: VoteValueModel | None = None, report: Reporter | None = None) -> dict[str, np.ndarray]:
     """Step 1-2: the labelled examples of one generation's games: the team's (inputs, prior,
     label, game) and, when the run learns its Black Man (``black_man`` is his current model),
     the learned Black Man's votes (``bm_x``, ``bm_vote``, ``bm_won``, ``bm_game``). Inputs are
@@ -132,6 +134,8 @@ def play_generation(model: BeliefModel, settings: ArkhamBeliefConfig, generation
     xs, priors, labels, games = [], [], [], []
     bm_xs, bm_votes, bm_won, bm_games = [], [], [], []
     game_id = 0
+    phase = (report or Reporter.quiet()).phase(f"generation {generation}/{settings.generations}: self-play",
+                                               settings.games * len(settings.num_players))
     for n in settings.num_players:
         config = Config(num_players=n)
         opponents = []
@@ -155,6 +159,8 @@ def play_generation(model: BeliefModel, settings: ArkhamBeliefConfig, generation
                 bm_won.extend([not played.team_won] * len(played.bm_votes))
                 bm_games.extend([game_id] * len(played.bm_votes))
             game_id += 1
+            phase.update()
+    phase.close(note=f"{len(labels):,} team decisions" + (f", {len(bm_votes):,} Black Man votes" if bm_votes else ""))
     data = {"x": np.concatenate(xs), "prior": np.concatenate(priors), "label": np.array(labels, dtype=np.int64),
             "game": np.array(games, dtype=np.int64)}
     if settings.learns_black_man:
@@ -164,7 +170,8 @@ def play_generation(model: BeliefModel, settings: ArkhamBeliefConfig, generation
     return data
 
 
-def fit_black_man(data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, generation: int) -> tuple[VoteValueModel, dict[str, float]]:
+def fit_black_man(data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, generation: int,
+                  report: Reporter | None = None) -> tuple[VoteValueModel, dict[str, float]]:
     """Step 3 for the learned Black Man: a fresh value model fitted by logistic regression of
     "he won" on the output of the vote he took; held-out log-loss (nats per vote) of that model and
     of the constant win rate, split by game."""
@@ -196,7 +203,10 @@ def fit_black_man(data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, gen
     clipped = min(max(base, 1e-6), 1 - 1e-6)
     constant = float(-(yv * np.log(clipped) + (1 - yv) * np.log(1 - clipped)).mean()) if len(yv) else float("nan")
     best = (held_out_nats(), to_layers(net))
-    for _ in range(settings.bm_epochs):
+    batches = -(-len(train_rows) // settings.bm_batch_size)
+    phase = (report or Reporter.quiet()).phase(f"generation {generation}/{settings.generations}: Black Man fit",
+                                               settings.bm_epochs * batches, unit="batch", units="batches")
+    for epoch in range(settings.bm_epochs):
         order = rng.permutation(train_rows)
         for i in range(0, len(order), settings.bm_batch_size):
             rows = order[i:i + settings.bm_batch_size]
@@ -204,16 +214,20 @@ def fit_black_man(data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, gen
             opt.zero_grad()
             step.backward()
             opt.step()
+            phase.update()
         nats = held_out_nats()
+        phase.set_postfix({"epoch": f"{epoch + 1}/{settings.bm_epochs}", "held-out nats": f"{nats:.4f}"})
         if not len(val_rows) or nats < best[0]:
             best = (nats, to_layers(net))
+    phase.close(note=f"{settings.bm_epochs} epochs over {len(train_rows):,} votes")
     agree_share = float((data["bm_vote"] == 0).mean()) if len(data["bm_vote"]) else float("nan")
     return VoteValueModel(best[1], {"hidden": list(settings.bm_hidden)}), {
         "fit_votes": len(train_rows), "held_out": len(val_rows), "agree_share": agree_share,
         "constant_nats": constant, "model_nats": best[0]}
 
 
-def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, generation: int) -> tuple[BeliefModel, dict[str, float]]:
+def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, generation: int,
+        report: Reporter | None = None) -> tuple[BeliefModel, dict[str, float]]:
     """Step 3: cross-entropy on the examples, warm-started from ``model``; held-out nats per decision
     of the hand-set belief and of the fitted model (joint over the 8 hypotheses, and of the true book)."""
     import torch
@@ -254,7 +268,10 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefC
     prior_book = (float(-np.log(np.maximum(pv.reshape(-1, 2, NUM_BOOKS).sum(1)[np.arange(len(yv)), yv % NUM_BOOKS], 1e-12)).mean())
                   if len(yv) else float("nan"))
     best = (*held_out_nats(), to_layers(net))
-    for _ in range(settings.epochs):
+    batches = -(-len(train_rows) // settings.batch_size)
+    phase = (report or Reporter.quiet()).phase(f"generation {generation}/{settings.generations}: team fit",
+                                               settings.epochs * batches, unit="batch", units="batches")
+    for epoch in range(settings.epochs):
         order = rng.permutation(train_rows)
         for i in range(0, len(order), settings.batch_size):
             rows = order[i:i + settings.batch_size]
@@ -262,19 +279,22 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefC
             opt.zero_grad()
             loss.backward()
             opt.step()
+            phase.update()
         joint, book = held_out_nats()
+        phase.set_postfix({"epoch": f"{epoch + 1}/{settings.epochs}", "held-out nats": f"{joint:.4f}"})
         if not len(val_rows) or joint < best[0]:  # nothing held out: the last epoch
             best = (joint, book, to_layers(net))
+    phase.close(note=f"{settings.epochs} epochs over {len(train_rows):,} decisions")
     fitted = BeliefModel(best[2], model.meta)
     return fitted, {"examples": len(train_rows), "held_out": len(val_rows), "prior_joint": prior_joint,
                     "prior_book": prior_book, "model_joint": best[0], "model_book": best[1]}
 
 
-def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteValueModel | None = None) -> list[dict[str, Any]]:
+def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteValueModel | None = None,
+             report: Reporter | None = None, desc: str = "evaluation") -> list[dict[str, Any]]:
     """Step 4: win shares (and 95% Wilson intervals) on the fixed seed series ``evaluation.seed``
     (the same deals every generation) at every table size: the team against each evaluation
     Black Man and, given the learned ``black_man``, him against each evaluation team."""
-    from club_envs.evaluation import play_series
     from club_envs.stats import wilson_interval
     from club_envs.games import load_game
 
@@ -282,6 +302,8 @@ def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteVa
     rows = []
     if settings.eval_games <= 0:
         return rows
+    series = len(settings.num_players) * len(settings.eval_opponents) * (1 if black_man is None else 2)
+    phase = (report or Reporter.quiet()).phase(desc, settings.eval_games * series)
     for n in settings.num_players:
         config = Config(num_players=n)
         for opponent in settings.eval_opponents:
@@ -299,13 +321,29 @@ def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteVa
                 sides.append((BLACK_MAN, {"leader": opponent, "member": opponent, "investigator": opponent,
                                           BLACK_MAN: "__black_man__"}))
             for side, roles in sides:
-                result = play_series(game, config, role_agents=roles, games=settings.eval_games, seed=settings.eval_seed, make=make,
-                                     keep_records=True)
+                result = _series(game, config, roles, settings, make, phase)
                 wins = sum((rec["result"]["winner"] == "team") == (side == "team") for rec in result.records)
                 lo, hi = wilson_interval(wins, settings.eval_games)
                 rows.append({"side": side, "players": n, "opponent": opponent, "games": settings.eval_games,
                              "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
+                phase.set_postfix({f"{r['side']} {r['players']}p vs {r['opponent']}": f"{r['win_share']:.3f}" for r in rows})
+    phase.close()
     return rows
+
+
+def _series(game: Any, config: Config, roles: dict[str, str], settings: ArkhamBeliefConfig, make: Any, phase: Any) -> Any:
+    """One evaluation series, played in parts of :data:`SERIES_PART` games so the bar moves; a
+    series split into parts is the same games with the same result
+    (:func:`club_envs.evaluation.play_series`)."""
+    from club_envs.evaluation import merge, play_series
+
+    parts = []
+    for first in range(0, settings.eval_games, SERIES_PART):
+        games = min(SERIES_PART, settings.eval_games - first)
+        parts.append(play_series(game, config, role_agents=roles, games=games, seed=settings.eval_seed, make=make,
+                                 keep_records=True, first_game=first))
+        phase.update(games)
+    return merge(parts)
 
 
 def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: Path = Path("runs"),
@@ -314,9 +352,10 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     return launch.run(config_path, resume, runs_dir, progress, kind=ArkhamBeliefConfig)
 
 
-def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
-    say = print if progress else (lambda *a, **k: None)
+    report = Reporter.of(progress)
+    say = report.say
     done = int(state.get("generation", 0))
     black_man = VoteValueModel.untrained(settings.bm_hidden, seed=settings.seed) if settings.learns_black_man else None
     if done:
@@ -337,7 +376,7 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
         gen_dir.mkdir(exist_ok=True)
         start = time.time()
         # --- 1-2. play and label (after a stop mid-generation: the same games again) ------------
-        data = play_generation(model, settings, generation, black_man)
+        data = play_generation(model, settings, generation, black_man, report)
         np.savez_compressed(gen_dir / "examples.npz", **data)
         decisions += len(data["label"])
         votes += len(data.get("bm_vote", ()))
@@ -346,11 +385,11 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
         del data
         played = time.time() - start
         # --- 3. fit both sides on the window's examples -------------------------------------------
-        model, stats = fit(model, merged, settings, generation)
+        model, stats = fit(model, merged, settings, generation, report)
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions,
                                            **{k: float(v) for k, v in stats.items()}})
         if black_man is not None:
-            black_man, bm_stats = fit_black_man(merged, settings, generation)
+            black_man, bm_stats = fit_black_man(merged, settings, generation, report)
             black_man.save(gen_dir / BLACK_MAN_FILE, {"generation": generation, "votes": votes,
                                                       **{k: float(v) for k, v in bm_stats.items()}})
             run_folder.append_csv(run_dir / "black_man_progress.csv",
@@ -360,7 +399,8 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
         del merged
         # --- 4. evaluate on the fixed seed series; keep each side's best ----------------------------
         try:
-            rows = evaluate(model, settings, black_man)
+            rows = evaluate(model, settings, black_man, report,
+                            desc=f"generation {generation}/{settings.generations}: evaluation")
         except Exception as exc:  # noqa: BLE001 -- one failed evaluation must not cost the run
             print(f"generation {generation}: evaluation failed ({type(exc).__name__}: {exc}); "
                   "the generation is kept, its best-model choice is skipped", file=sys.stderr)
@@ -385,7 +425,7 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
                                         "best": best, "best_black_man": best_bm, "seconds": elapsed})
         say(f"generation {generation}/{settings.generations}: held-out nats {stats['prior_joint']:.3f} -> {stats['model_joint']:.3f} "
             f"(true book {stats['prior_book']:.3f} -> {stats['model_book']:.3f}); win share "
-            + ", ".join(f"{r['side']} {r['players']}p vs {r['opponent']} {r['win_share']:.3f}" for r in rows or []), flush=True)
+            + ", ".join(f"{r['side']} {r['players']}p vs {r['opponent']} {r['win_share']:.3f}" for r in rows or []))
     if (run_dir / "evaluations.csv").is_file() and len((run_dir / "evaluations.csv").read_text().splitlines()) > 1:
         try:
             from club_envs.training.curves import plot

@@ -55,8 +55,14 @@ from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import Observer
 from club_envs.members_only.rules import NUM_CATEGORIES, Config
 from club_envs.training import launch, run_folder
+from club_envs.training.progress import Reporter
 from club_envs.training.settings import BeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
+
+# Games played together (their decisions batched): large batches, small memory. The bars move by
+# one such batch: its games end at about the same time, so counting them one by one as they end
+# would make the first short games look like the rate.
+BATCH_GAMES = 256
 
 # --------------------------------------------------------------------------- 1-2. play and label
 
@@ -104,10 +110,15 @@ def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator
     return obs, targets
 
 
-def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
+                    report: Reporter | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The examples of one generation's self-play games, all table sizes (games batched):
     observations, targets, and which game (numbered within the generation) each came from."""
-    from club_envs.training.selfplay_vec import drive_all
+    report = report or Reporter.quiet()
+    phase = report.phase(f"generation {generation}/{settings.generations}: self-play",
+                         settings.games * len(settings.num_players))
+    from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+    phase.restart_clock()
 
     rng = np.random.default_rng([settings.seed, generation, 1])
     learner = BeliefAgent(model, name="belief")
@@ -124,18 +135,44 @@ def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int)
                     seats.append(learner)
             game_seed = int(np.random.SeedSequence([settings.seed, generation, n, g]).generate_state(1)[0])
             moves.append(game_examples(config, seats, game_seed))
-        for start in range(0, len(moves), 256):  # 256 games at a time keep the batches large and memory small
-            for obs, tgt in drive_all(moves[start:start + 256]):
+        for start in range(0, len(moves), BATCH_GAMES):
+            for obs, tgt in drive_all(watched(moves[start:start + BATCH_GAMES], phase)):
                 game_ids.append(np.full(len(tgt), len(game_ids), dtype=np.int32))
                 observations.append(obs)
                 targets.append(tgt)
+            phase.update(len(moves[start:start + BATCH_GAMES]))
+    phase.set_postfix({})
+    phase.close(note=f"{sum(len(t) for t in targets):,} examples")
     return np.concatenate(observations), np.concatenate(targets), np.concatenate(game_ids)
+
+
+def watched(games: Sequence[Generator], phase: Any) -> list[Generator]:
+    """``games`` as they are, their moves counted on ``phase`` (``moves`` and their rate): the bar's
+    sign of life while a batch is in play, since its games all end at about the same time."""
+    seen = [0]
+    started = time.perf_counter()
+
+    def counted(game: Generator) -> Generator:
+        action = None
+        while True:
+            try:
+                step = game.send(action)
+            except StopIteration as stop:
+                return stop.value
+            seen[0] += 1
+            if seen[0] % 1000 == 0:
+                rate = seen[0] / max(1e-9, time.perf_counter() - started)
+                phase.set_postfix({"moves in this batch": f"{seen[0]:,}", "moves/s": f"{rate:,.0f}"})
+                phase.update(0)  # a redraw (at most every half second) or a plain line when one is due
+            action = yield step
+
+    return [counted(game) for game in games]
 
 
 # --------------------------------------------------------------------------- 3. fit
 
 def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games: np.ndarray, settings: BeliefConfig,
-        seed: int) -> tuple[BeliefModel, dict[str, float]]:
+        seed: int, report: Reporter | None = None, desc: str = "fit") -> tuple[BeliefModel, dict[str, float]]:
     """Train ``model`` (a copy) by cross-entropy on the examples; returns it and the held-out
     negative log-likelihoods (nats per category) of the model and of the uniform prior.
 
@@ -167,6 +204,8 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
         return total / max(1, len(rows))  # _loss is already a mean per category
 
     before = nll(held) if len(held) else float("nan")
+    batches = len(train) // settings.batch_size
+    phase = (report or Reporter.quiet()).phase(desc, settings.epochs * batches, unit="batch", units="batches")
     for epoch in range(settings.epochs):
         for group in optimizer.param_groups:
             group["lr"] = settings.learning_rate * settings.lr_decay ** epoch
@@ -177,6 +216,10 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            phase.update()
+            if phase.n % 100 == 0:
+                phase.set_postfix({"epoch": f"{epoch + 1}/{settings.epochs}", "loss": f"{float(loss.detach()):.4f}"})
+    phase.close(note=f"{settings.epochs} epochs over {len(train):,} examples")
     prior = -np.take_along_axis(log_prior[held], targets[held, :, None].astype(np.int64), -1)
     trained = BeliefModel(to_layers(net), model.meta)
     return trained, {"nll_before": before, "nll_after": nll(held) if len(held) else float("nan"),
@@ -209,17 +252,23 @@ def _loss(net, observations, log_prior, allowed, targets):
 
 # --------------------------------------------------------------------------- 4. evaluate
 
-def evaluate(model: BeliefModel, settings: BeliefConfig, label: str) -> list[dict[str, Any]]:
+def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Reporter | None = None,
+             desc: str = "evaluation") -> list[dict[str, Any]]:
     """Win shares of the agent against each evaluation bot at each table size: ``evaluation.games``
     games with the agent in one seat (rotated), on the fixed seed series of ``seed + 17`` -- the
     same deals at every generation. The games are played together (:func:`drive_all`), so the
     agent's and the exact heuristic's decisions are batched; a game is the same as played alone."""
     from club_envs.stats import wilson_interval
-    from club_envs.training.selfplay_vec import drive_all
 
     rows: list[dict[str, Any]] = []
     if settings.eval_games <= 0:
         return rows
+    phase = (report or Reporter.quiet()).phase(
+        f"{desc} vs {', '.join(settings.eval_opponents)}",
+        settings.eval_games * len(settings.eval_opponents) * len(settings.num_players))
+    from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+    phase.restart_clock()
+
     learner = BeliefAgent(model, name=label)
     for opponent in settings.eval_opponents:
         for n in settings.num_players:
@@ -230,9 +279,14 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str) -> list[dic
                 game_seed = int(np.random.SeedSequence([settings.seed + 17, n, g]).generate_state(1)[0])
                 agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
                 games.append(_won(config, agents, game_seed, seat))
-            wins = float(sum(sum(drive_all(games[i:i + 256])) for i in range(0, len(games), 256)))
+            wins = 0.0
+            for i in range(0, len(games), BATCH_GAMES):
+                wins += float(sum(drive_all(watched(games[i:i + BATCH_GAMES], phase))))
+                phase.update(len(games[i:i + BATCH_GAMES]))
             lo, hi = wilson_interval(wins, settings.eval_games)
             rows.append({"opponent": opponent, "players": n, "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
+            phase.set_postfix({f"{r['opponent']} {r['players']}p": f"{r['win_share']:.3f}" for r in rows})
+    phase.close()
     return rows
 
 
@@ -259,10 +313,11 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     return launch.run(config_path, resume, runs_dir, progress, kind=BeliefConfig)
 
 
-def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
     done = int(state.get("generation", 0))
-    say = print if progress else (lambda *a, **k: None)
+    report = Reporter.of(progress)
+    say = report.say
     if done:
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")
@@ -274,7 +329,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
     elapsed = float(state.get("seconds", 0.0))
 
     if done == 0:  # the curve's first point: the untrained model, i.e. the uniform prior's (heuristic's) play
-        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0), 0)
+        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0, report), 0)
 
     for generation in range(done + 1, settings.generations + 1):
         t0 = time.time()
@@ -286,7 +341,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
             with np.load(examples, allow_pickle=False) as saved:
                 observations, targets, game_ids = saved["observations"], saved["targets"], saved["games"]
         else:
-            observations, targets, game_ids = play_generation(model, settings, generation)
+            observations, targets, game_ids = play_generation(model, settings, generation, report)
             with open(gen_dir / "examples.tmp", "wb") as fh:  # whole or not at all
                 np.savez(fh, observations=observations, targets=targets, games=game_ids)
             os.replace(gen_dir / "examples.tmp", examples)
@@ -300,13 +355,14 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
         model, losses = fit(model, np.concatenate([d["observations"] for d in data]),
                             np.concatenate([d["targets"] for d in data]),
                             np.concatenate([d["games"] + 10_000_000 * i for i, d in enumerate(data)]),
-                            settings, seed=settings.seed * 1000 + generation)
+                            settings, seed=settings.seed * 1000 + generation, report=report,
+                            desc=f"generation {generation}/{settings.generations}: fit")
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions})
         for old in range(1, generation - settings.window + 1):  # examples outside the window are not needed again
             (run_dir / "generations" / f"{old:04d}" / "examples.npz").unlink(missing_ok=True)
         fitted = time.time() - t0 - played
         # --- 4. evaluate, keep the best ---------------------------------------------------------
-        rows = _safe_evaluate(model, settings, generation)
+        rows = _safe_evaluate(model, settings, generation, report)
         _record_evaluation(run_dir, settings, rows, decisions)
         vs_first = [r["win_share"] for r in rows if r["opponent"] == settings.eval_opponents[0]]
         score = float(np.mean(vs_first)) if vs_first else 0.0
@@ -335,10 +391,12 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool = T
     return run_dir
 
 
-def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int) -> list[dict[str, Any]]:
+def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int, report: Reporter) -> list[dict[str, Any]]:
     """:func:`evaluate`, reported and skipped if it fails: a broken evaluation must not cost the run."""
+    what = "the untrained model (the heuristic's play)" if generation == 0 else "its model"
     try:
-        return evaluate(model, settings, f"belief@{generation}")
+        return evaluate(model, settings, f"belief@{generation}", report,
+                        desc=f"generation {generation}/{settings.generations}: evaluation of {what}")
     except Exception as exc:  # noqa: BLE001
         print(f"evaluation of generation {generation} failed and was skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return []

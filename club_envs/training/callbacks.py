@@ -139,3 +139,16 @@ class UpdateThreads(BaseCallback):
 
     def _on_step(self) -> bool:
         return True
+
+
+class PhaseCallback(BaseCallback):
+    """Counts a learner's steps on a progress phase (:class:`club_envs.training.progress.Phase`):
+    for a ``learn`` call that no :class:`TrainingCallback` watches (an exploit responder's)."""
+
+    def __init__(self, phase) -> None:
+        super().__init__()
+        self.phase = phase
+
+    def _on_step(self) -> bool:
+        self.phase.update(self.training_env.num_envs)
+        return True

@@ -18,6 +18,7 @@ from pathlib import Path
 from club_envs.agents.policy import PolicyAgent, load_policy_file
 from club_envs.evaluation import learner_win_share
 from club_envs.training import games
+from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv
 from club_envs.training.settings import EvaluationSettings, GameSettings
 
@@ -42,10 +43,14 @@ class Evaluation:
 
 
 def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: EvaluationSettings, seed: int,
-                    name: str, deterministic: bool) -> list[Evaluation]:
-    """The policy file ``path`` of ``side`` against every evaluation bot at every table size."""
+                    name: str, deterministic: bool, report: Reporter | None = None) -> list[Evaluation]:
+    """The policy file ``path`` of ``side`` against every evaluation bot at every table size; the
+    bar (``report``) moves by one series of ``evaluation.games`` games at a time, and its line at the
+    end gives every win share."""
     net, meta = load_policy_file(path)
     rows = []
+    phase = (report or Reporter.quiet()).phase(f"evaluation of {name} vs {', '.join(evaluation.opponents)}",
+                                               evaluation.games * len(evaluation.opponents) * len(game.num_players))
     for opponent in evaluation.opponents:
         for n in game.num_players:
             learner = PolicyAgent(net, name=name, meta=meta, deterministic=deterministic)
@@ -53,6 +58,9 @@ def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: Evalu
             share, (lo, hi) = learner_win_share(module, config, learner, opponent, evaluation.games,
                                                 seed=seed + 17, role_side=role_side)
             rows.append(Evaluation(side, opponent, n, evaluation.games, share, lo, hi))
+            phase.update(evaluation.games)
+            phase.set_postfix({f"{r.opponent} {r.players}p": f"{r.win_share:.3f}" for r in rows})
+    phase.close()
     return rows
 
 

@@ -20,6 +20,7 @@ import torch
 
 from club_envs.agents.features import get as get_features
 from club_envs.training import games
+from club_envs.training.progress import Reporter
 from club_envs.training.settings import GameSettings, PretrainSettings
 
 
@@ -47,7 +48,7 @@ class Recorder:
 
 
 def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_games: int,
-            seed: int) -> tuple[np.ndarray, ...]:
+            seed: int, report: Reporter | None = None) -> tuple[np.ndarray, ...]:
     """(observations, masks, actions, outcomes) of the side's seats over ``n_games`` games of the
     bot ``bot``; the observations carry the policy's extra inputs ``features``."""
     from club_envs.agents.registry import load as load_agent
@@ -57,6 +58,7 @@ def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_g
     extra = get_features(features)
     counts = game_settings.num_players
     obs, masks, actions, outcomes = [], [], [], []
+    phase = (report or Reporter.quiet()).phase(f"imitation {side}: {bot} games", n_games, summary=False)
     for g in range(n_games):
         n = counts[g % len(counts)]
         config = game.Config(num_players=n)
@@ -74,25 +76,31 @@ def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_g
             masks.append(m)
             actions.append(a)
             outcomes.append(1.0 if won[seat] else -1.0)
+        phase.update()
+    phase.close()
     return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(actions, np.int64),
             np.asarray(outcomes, np.float32))
 
 
 def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, features: str, seed: int,
-            log=print) -> dict:
-    """Collect the bot's games and fit ``model``'s policy to them; returns the final figures."""
+            log=print, report: Reporter | None = None) -> dict:
+    """Collect the bot's games and fit ``model``'s policy to them; returns the final figures.
+    ``log`` gets a line per finished part, ``report`` shows the bars of the games and the epochs."""
     t0 = time.perf_counter()
-    obs, masks, actions, outcomes = collect(game, side, pre.imitate, features, pre.games, seed)
+    obs, masks, actions, outcomes = collect(game, side, pre.imitate, features, pre.games, seed, report)
     # With a critic warm-up to follow (warm_up_critic), the critic is left alone here: final
     # outcomes of +-1 are not the discounted returns of the configured reward that PPO computes.
     critic_weight = 0.0 if pre.critic_steps > 0 else 0.5
+    seconds = time.perf_counter() - t0
     log(f"pretrain {side}: {len(actions)} decisions from {pre.games} {pre.imitate} games "
-        f"in {time.perf_counter() - t0:.0f}s")
+        f"in {seconds:.0f}s ({pre.games / max(seconds, 1e-9):.3g} games/s)")
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=pre.learning_rate)
     rng = np.random.default_rng(seed)
     batch = 512
     figures = {}
+    phase = (report or Reporter.quiet()).phase(f"imitation {side}: fit", pre.epochs * -(-len(actions) // batch),
+                                               unit="batch", units="batches", summary=False)
     for epoch in range(pre.epochs):
         order = rng.permutation(len(actions))
         losses, hits = [], 0
@@ -109,9 +117,11 @@ def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, feature
             optimizer.step()
             losses.append(float(actor_loss.detach()))
             hits += int((dist.distribution.probs.argmax(dim=1) == a).sum())
+            phase.update()
         figures = {"pretrain/cross_entropy": float(np.mean(losses)), "pretrain/agreement": hits / len(actions)}
         log(f"pretrain {side}: epoch {epoch + 1}/{pre.epochs} cross-entropy {figures['pretrain/cross_entropy']:.3f}, "
             f"agrees with the bot on {figures['pretrain/agreement']:.1%} of decisions")
+    phase.close()
     return figures
 
 
@@ -119,7 +129,7 @@ def stderr_log(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def warm_up_critic(model, steps: int, callback=None, log=print) -> None:
+def warm_up_critic(model, steps: int, callback=None, log=print, report: Reporter | None = None) -> None:
     """Fit the critic to the warm-started policy's own returns before the policy may change.
 
     An imitated policy comes with a critic that knows nothing of the configured reward (its scale,
@@ -133,9 +143,17 @@ def warm_up_critic(model, steps: int, callback=None, log=print) -> None:
     for p in actor:
         p.requires_grad_(False)
     t0 = time.perf_counter()
+    phase = None
+    if callback is None and report is not None:  # a given callback shows the steps on its own bar
+        from club_envs.training.callbacks import PhaseCallback
+
+        phase = report.phase("critic warm-up", steps, unit="step", summary=False)
+        callback = PhaseCallback(phase)
     try:
         model.learn(total_timesteps=steps, reset_num_timesteps=False, callback=callback, progress_bar=False)
     finally:
         for p in actor:
             p.requires_grad_(True)
+        if phase is not None:
+            phase.close()
     log(f"critic warm-up: {steps} steps with the actor frozen in {time.perf_counter() - t0:.0f}s")

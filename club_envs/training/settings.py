@@ -130,6 +130,11 @@ class SelfPlayConfig:
     seed: int
     raw: Mapping[str, Any]  # the resolved config, as written to the run folder
 
+    def describe(self) -> str:
+        """The run in a few words, for the line ``club-envs train`` starts with."""
+        return (f"PPO self-play, {self.game.name} at {_sizes(self.game.num_players)} players, {self.total_steps:,} steps "
+                f"with {self.envs.n_envs} games at once")
+
 
 @dataclass(frozen=True)
 class RllibConfig(SelfPlayConfig):
@@ -140,6 +145,11 @@ class RllibConfig(SelfPlayConfig):
     rllib: RllibSettings | None = None
     # dotted keys set to something else than their default that only the stable-baselines3 backend reads
     unused: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        runners = self.rllib.num_env_runners if self.rllib is not None else 0
+        return (f"PPO self-play on Ray RLlib, {self.game.name} at {_sizes(self.game.num_players)} players, "
+                f"{self.total_steps:,} steps with {runners} env runners")
 
 
 @dataclass(frozen=True)
@@ -165,6 +175,12 @@ class BeliefConfig:
     eval_opponents: tuple[str, ...]
     seed: int
     raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+
+    def describe(self) -> str:
+        """The run in a few words, for the line ``club-envs train`` starts with."""
+        return (f"Members Only belief iteration at {_sizes(self.num_players)} players, {_many(self.generations, 'generation')} "
+                f"of {self.games:,} self-play games per table size, evaluated in {self.eval_games:,} games per table "
+                f"size against each of {', '.join(self.eval_opponents) or 'no bot'}")
 
 
 @dataclass(frozen=True)
@@ -198,6 +214,21 @@ class ArkhamBeliefConfig:
     @property
     def learns_black_man(self) -> bool:
         return SELF in self.opponents
+
+    def describe(self) -> str:
+        """The run in a few words, for the line ``club-envs train`` starts with."""
+        sides = "both sides" if self.learns_black_man else "the team"
+        return (f"Arkham belief iteration of {sides} at {_sizes(self.num_players)} players, "
+                f"{_many(self.generations, 'generation')} of {self.games:,} games per table size, evaluated in {self.eval_games:,} games per "
+                f"series against each of {', '.join(self.eval_opponents) or 'no bot'}")
+
+
+def _sizes(counts: tuple[int, ...]) -> str:
+    return "/".join(map(str, counts))
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 

@@ -39,12 +39,12 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
-from tqdm import tqdm
 
 from club_envs.training import evaluations, games, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads, postfix
 from club_envs.training.launch import run
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
+from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import save_state
 from club_envs.training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
@@ -84,8 +84,9 @@ def check_before_run(settings: SelfPlayConfig, resuming: bool) -> None:
     games.check_options(settings.game)
 
 
-def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Self-play up to ``budget.total_steps`` in ``run_dir``, from its checkpoints if it has any."""
+    report = Reporter.of(progress)
     (run_dir / "checkpoints").mkdir(exist_ok=True)
     seed_everything(settings.seed)
     sp = settings.selfplay
@@ -95,8 +96,9 @@ def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool =
     venvs: dict[str, TimedVecEnv] = {}
     models: dict[str, MaskablePPO] = {}
     for k, side in enumerate(sides):
-        venvs[side], models[side] = side_learner(settings, side, k, run_dir, pools[side])
-    loop = SelfPlayLoop(settings, run_dir, state, pools, models, venvs, progress)
+        report.say(f"{side}: starting {settings.envs.n_envs} self-play games and the learner")
+        venvs[side], models[side] = side_learner(settings, side, k, run_dir, pools[side], report)
+    loop = SelfPlayLoop(settings, run_dir, state, pools, models, venvs, report)
     loop.run()
     loop.summarise()
     return run_dir
@@ -130,7 +132,7 @@ def side_vec_env(settings: SelfPlayConfig, side: str, run_dir: Path, side_seed: 
 
 
 def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path,
-                 pool: SnapshotPool) -> tuple[TimedVecEnv, MaskablePPO]:
+                 pool: SnapshotPool, report: Reporter | None = None) -> tuple[TimedVecEnv, MaskablePPO]:
     """The environments and the learner of the ``k``-th side: its newest loadable checkpoint, or a
     new learner (warm-started when ``pretrain.games`` says so); its pool holds at least the start."""
     side_seed = (settings.seed * 7919 + 1000 * k) % 2**32  # numpy's seed range; unchanged for seeds below 542,000
@@ -148,7 +150,7 @@ def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path,
     model.set_logger(configure(str(run_dir / "logs" / side), ["csv", "tensorboard"]))
     if model.num_timesteps == 0 and settings.pretrain.games > 0 and not pool.snapshots():
         figures = imitate(model, settings.game, side, settings.pretrain, settings.network.features, settings.seed + k,
-                          log=stderr_log)
+                          log=stderr_log if report is None or report.lines else (lambda _: None), report=report)
         for key, value in figures.items():
             model.logger.record(key, value)
         model.logger.dump(0)
@@ -164,7 +166,7 @@ class SelfPlayLoop:
     checkpoint and the summary, then stops."""
 
     def __init__(self, settings: SelfPlayConfig, run_dir: Path, state: dict, pools: dict[str, SnapshotPool],
-                 models: dict[str, MaskablePPO], venvs: dict[str, TimedVecEnv], progress: bool) -> None:
+                 models: dict[str, MaskablePPO], venvs: dict[str, TimedVecEnv], progress: bool | Reporter) -> None:
         self.settings, self.run_dir, self.state = settings, run_dir, state
         self.pools, self.models, self.venvs = pools, models, venvs
         self.sides = list(models)
@@ -178,8 +180,10 @@ class SelfPlayLoop:
         self.phase_done = int(state.get("phase_done", 0))
         self.clocks = {s: Clock() for s in self.sides}
         self.live: dict[str, object] = {}
-        self.bar = tqdm(total=total, initial=min(total, sum(self.steps.values())), unit="step", dynamic_ncols=True,
-                        desc=f"train {settings.game.name}", disable=not progress, mininterval=1.0, smoothing=0.05)
+        self.report = Reporter.of(progress)
+        self.bar = self.report.phase(f"train {settings.game.name}", total, unit="step",
+                                     initial=min(total, sum(self.steps.values())), unit_scale=True, mininterval=1.0,
+                                     smoothing=0.05)
         self.marks = {name: (sum(self.steps.values()) // every) for name, every in
                       (("snapshot", sp.snapshot_every), ("eval", ev.every), ("checkpoint", settings.checkpoint_every))}
         self.callbacks = {s: CallbackList([
@@ -225,7 +229,8 @@ class SelfPlayLoop:
         if (done // every > self.marks["eval"] or done >= total) and not self.live.get("_stop"):
             self.marks["eval"] = done // every
             for s in self.sides:
-                evaluate_side(self.settings, s, self.models[s], self.steps[s], done, self.run_dir, self.best, self.live)
+                evaluate_side(self.settings, s, self.models[s], self.steps[s], done, self.run_dir, self.best, self.live,
+                              self.report)
         every = self.settings.checkpoint_every
         if done // every > self.marks["checkpoint"] or done >= total or self.live.get("_stop"):
             self.marks["checkpoint"] = done // every
@@ -275,14 +280,15 @@ class SelfPlayLoop:
 
 
 def evaluate_side(settings: SelfPlayConfig, side: str, model: MaskablePPO, step: int, total_step: int, run_dir: Path,
-                  best: dict, live: dict) -> None:
+                  best: dict, live: dict, report: Reporter | None = None) -> None:
     """Play the evaluation games; a failure is reported and skipped, never fatal to the run."""
     ev = settings.evaluation
     if ev.games <= 0:
         return
     try:
         path = export_policy(model, settings, side, run_dir / "eval" / f"{side}.pt", step)
-        rows = evaluations.evaluate_policy(path, side, settings.game, ev, settings.seed, f"{side}@{step}", ev.greedy)
+        rows = evaluations.evaluate_policy(path, side, settings.game, ev, settings.seed, f"{side}@{step}", ev.greedy,
+                                           report)
         for r in rows:
             model.logger.record(f"eval/win_vs_{r.opponent}_{r.players}p", r.win_share)
         label = "eval" if len(games.side_names(settings.game.name)) == 1 else f"{side}_eval"

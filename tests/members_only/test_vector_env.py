@@ -117,47 +117,12 @@ def test_each_game_is_the_one_game_environments_game(options, monkeypatch):
 
 
 def test_maskable_ppo_learns_on_the_vector_environment():
-    """sb3-contrib's MaskablePPO through a minimal stable-baselines3 VecEnv over the vector env."""
+    """sb3-contrib's MaskablePPO through the public stable-baselines3 adapter (club_envs.sb3)."""
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import VecEnv
 
-    class Adapter(VecEnv):
-        def __init__(self, envs):
-            self.envs = envs
-            super().__init__(envs.num_envs, envs.single_observation_space, envs.single_action_space)
+    from club_envs.sb3 import SB3VecEnv
 
-        def reset(self):
-            return self.envs.reset(seed=0)[0]
-
-        def step_async(self, actions):
-            self._actions = actions
-
-        def step_wait(self):
-            obs, rewards, terminated, truncated, info = self.envs.step(self._actions)
-            done = terminated | truncated
-            infos = [{} for _ in range(self.num_envs)]
-            for g in np.flatnonzero(done):
-                infos[g] = {"terminal_observation": info["final_obs"][g], "TimeLimit.truncated": bool(truncated[g])}
-            return obs, rewards.astype(np.float32), done, infos
-
-        def action_masks(self):
-            return self.envs.action_masks()
-
-        def close(self):
-            pass
-
-        def get_attr(self, name, indices=None):
-            return [getattr(self.envs, name)] * self.num_envs
-
-        def set_attr(self, name, value, indices=None):
-            setattr(self.envs, name, value)
-
-        def env_method(self, name, *args, indices=None, **kwargs):
-            return list(getattr(self.envs, name)(*args, **kwargs))  # a batch, one row per game
-
-        def env_is_wrapped(self, wrapper_class, indices=None):
-            return [False] * self.num_envs
-
-    model = MaskablePPO("MlpPolicy", Adapter(make(8)), n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    model = MaskablePPO("MlpPolicy", SB3VecEnv(make(8, max_heats=1)), n_steps=32, batch_size=64, n_epochs=1, seed=0)
     model.learn(256)
     assert model.num_timesteps >= 256
+    assert model.ep_info_buffer and all({"r", "l"} <= set(e) for e in model.ep_info_buffer)

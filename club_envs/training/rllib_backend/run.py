@@ -33,11 +33,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
 
 from club_envs.training import config as configs
 from club_envs.training import evaluations, games, launch
 from club_envs.training.run_folder import append_csv
+from club_envs.training.progress import Reporter
 from club_envs.training.rllib_backend.league_file import LEAGUE_FILE, read_league_state
 from club_envs.training.rllib_backend.options import LOCAL
 from club_envs.training.settings import RllibConfig
@@ -133,7 +133,8 @@ def fill_league(algo: Any, game: str, pool_size: int) -> None:
 
 
 # --------------------------------------------------------------------------- evaluation
-def evaluate(settings: RllibConfig, algo: Any, env_steps: int, run_dir: Path, best: dict, live: dict) -> None:
+def evaluate(settings: RllibConfig, algo: Any, env_steps: int, run_dir: Path, best: dict, live: dict,
+             report: Reporter | None = None) -> None:
     """Play the evaluation games with the exported policies; a failure is reported, never fatal."""
     from club_envs.training.rllib_backend.export import export_algorithm
 
@@ -144,7 +145,7 @@ def evaluate(settings: RllibConfig, algo: Any, env_steps: int, run_dir: Path, be
         rows = []
         for side, path in export_algorithm(algo, settings, run_dir / "eval", env_steps).items():
             side_rows = evaluations.evaluate_policy(path, side, settings.game, ev, settings.seed, f"{side}@{env_steps}",
-                                                    deterministic=False)
+                                                    deterministic=False, report=report)
             for opponent in ev.opponents:
                 label = f"eval_{opponent}" if side == "player" else f"eval_{side}_{opponent}"
                 live[label] = evaluations.mean_share(side_rows, opponent)
@@ -204,7 +205,7 @@ def check_before_run(settings: RllibConfig, resuming: bool) -> None:
         print(f"note: {key} belongs to the stable-baselines3 backend; backend: rllib ignores it", file=sys.stderr)
 
 
-def train(settings: RllibConfig, run_dir: Path, state: dict, progress: bool = True) -> Path:
+def train(settings: RllibConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """RLlib iterations up to ``budget.total_steps`` in ``run_dir``, from its checkpoint if it has one."""
     (run_dir / "checkpoints").mkdir(exist_ok=True)
     (run_dir / "logs").mkdir(exist_ok=True)
@@ -219,6 +220,8 @@ def train(settings: RllibConfig, run_dir: Path, state: dict, progress: bool = Tr
     # the learner runs in this process: with small networks one thread is several times faster
     # than torch's default of one per core, which fight the env runners for the same cores
     torch.set_num_threads(1)
+    report = Reporter.of(progress)
+    report.say("starting Ray" + (f" at {options.address}" if options.address else "") + " and building the algorithm")
     started_ray = start_ray(options.address, options.num_cpus)
     try:
         algo, league = start_algorithm(settings, run_dir)
@@ -258,7 +261,8 @@ class RllibLoop:
     """One RLlib iteration at a time; snapshot, evaluate and checkpoint when due. SIGTERM (``kill``)
     or Ctrl-C ends the current iteration, writes a checkpoint and the summary, then stops."""
 
-    def __init__(self, settings: RllibConfig, run_dir: Path, algo: Any, league: dict[str, Any], progress: bool) -> None:
+    def __init__(self, settings: RllibConfig, run_dir: Path, algo: Any, league: dict[str, Any],
+                 progress: bool | Reporter) -> None:
         from club_envs.training.rllib_backend.league import learner_modules
 
         self.settings, self.run_dir, self.algo, self.league = settings, run_dir, algo, league
@@ -267,9 +271,9 @@ class RllibLoop:
                       (("snapshot", settings.selfplay.snapshot_every), ("eval", settings.evaluation.every),
                        ("checkpoint", settings.checkpoint_every))}
         self.writer = _tensorboard(run_dir / "logs")
-        self.bar = tqdm(total=settings.total_steps, initial=min(settings.total_steps, self.env_steps), unit="step",
-                        dynamic_ncols=True, desc=f"train {settings.game.name} (rllib)", disable=not progress,
-                        mininterval=1.0)
+        self.report = Reporter.of(progress)
+        self.bar = self.report.phase(f"train {settings.game.name} (rllib)", settings.total_steps, unit="step",
+                                     initial=min(settings.total_steps, self.env_steps), unit_scale=True, mininterval=1.0)
         self.started, self.steps_at_start = time.perf_counter(), self.env_steps
         self.win_rate_keys = [f"{m}_win_rate" for m in learner_modules(settings.game.name)]
         self.sample_s = self.learn_s = 0.0
@@ -339,7 +343,7 @@ class RllibLoop:
         due = env_steps // settings.evaluation.every > self.marks["eval"] or env_steps >= total
         if due and not self.live.get("_stop"):
             self.marks["eval"] = env_steps // settings.evaluation.every
-            evaluate(settings, self.algo, env_steps, self.run_dir, self.best, self.live)
+            evaluate(settings, self.algo, env_steps, self.run_dir, self.best, self.live, self.report)
         if env_steps // settings.checkpoint_every > self.marks["checkpoint"] or env_steps >= total or self.live.get("_stop"):
             self.marks["checkpoint"] = env_steps // settings.checkpoint_every
             league.update(env_steps=env_steps, best=self.best)

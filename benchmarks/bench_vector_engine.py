@@ -256,6 +256,7 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
     print(f"{'gymnasium.make (one game)':<38} {env_rates[0]:>12,.0f}")
     print(f"{f'gymnasium.make_vec ({args.games} games)':<38} {env_rates[1]:>12,.0f} {env_rates[1] / env_rates[0]:>7.1f}x")
     best[(4, "env")] = env_rates
+    best[(4, "env, heuristic opponents")] = heuristic_opponent_rows(args.games, args.seconds, args.rounds)
 
     arkham: dict[int, list[float]] = {n: [0.0, 0.0] for n in (4, 5, 6)}
     for n in arkham:
@@ -279,6 +280,63 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
                 f"{warm['peak_rss_mb']:>8.0f}MB {warm['game_arrays_mb']:>10.1f}MB"
             )
     return {key: (r, b) for key, (r, b) in best.items()}
+
+
+# --------------------------------------------------------------------------- heuristic opponents
+
+
+def learner_steps_one_game(num_players: int, opponents, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make`` with these opponents, random legal learner moves."""
+    env = gymnasium.make("club_envs/MembersOnly-v0", num_players=num_players, opponents=opponents)
+    rng = np.random.default_rng(0)
+    steps = episodes = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        _, info = env.reset(seed=episodes)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, terminated, truncated, info = env.step(legal[rng.integers(len(legal))])
+            done = terminated or truncated
+            steps += 1
+        episodes += 1
+    return steps / (time.process_time() - cpu_start)
+
+
+def learner_steps_vector(num_players: int, opponents, num_envs: int, seconds: float) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make_vec(..., "vector_entry_point")`` with these
+    opponents; the learner's random legal moves come from the compiled random player."""
+    envs = gymnasium.make_vec(
+        "club_envs/MembersOnly-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+        num_players=num_players, opponents=opponents,
+    )
+    envs.reset(seed=0)
+    states = seed_states(2, num_envs)
+    actions = np.empty(num_envs, np.int64)
+    scratch = np.empty(A.NUM_ACTIONS, np.bool_)
+    steps = 0
+    start, cpu_start = time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        envs.action_masks()
+        random_actions(envs.games.tables, states, scratch, actions)
+        envs.step(actions)
+        steps += num_envs
+    return steps / (time.process_time() - cpu_start)
+
+
+def heuristic_opponent_rows(num_envs: int, seconds: float, rounds: int) -> list[float]:
+    """The learner's view with ``opponents="heuristic"`` (4 players): the one-game environment
+    beside the vector environment (its heuristic compiled), interleaved rounds, best kept; printed
+    and returned as ``[one game, vector]``."""
+    learner_steps_vector(4, "heuristic", 4, 0.0)  # compile (or load the cache) first
+    rates = [0.0, 0.0]
+    for _ in range(rounds):
+        rates[0] = max(rates[0], learner_steps_one_game(4, "heuristic", seconds))
+        rates[1] = max(rates[1], learner_steps_vector(4, "heuristic", num_envs, seconds))
+    print("\nlearner steps per CPU-second, 4 players, opponents='heuristic', random legal learner moves")
+    print(f"{'gymnasium.make (one game)':<38} {rates[0]:>12,.0f}")
+    print(f"{f'gymnasium.make_vec ({num_envs} games)':<38} {rates[1]:>12,.0f} {rates[1] / rates[0]:>7.1f}x")
+    return rates
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ Importing the package registers every environment with Gymnasium and with Pettin
 * ``pettingzoo.make("aec", "club_envs/arkham_decoders-v0", num_players=5)``
 * ``gymnasium.make("club_envs/MembersOnly-v0", num_players=4, opponents="random")``
 * ``gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=256, vectorization_mode="vector_entry_point",
-  num_players=4, opponents="random")`` (the batched engine)
+  num_players=4, opponents="heuristic")`` (the batched engine)
 * ``gymnasium.make("club_envs/ArkhamDecoders-v0", num_players=5, role="black_man")``
 * ``gymnasium.make_vec("club_envs/ArkhamDecoders-v0", num_envs=256, vectorization_mode="vector_entry_point",
   num_players=5, role="black_man", opponents="random")`` (the batched engine)

@@ -40,7 +40,7 @@ LAYERS = {
     "club_envs.game_spec": 0,
     "club_envs.games": 0, "club_envs.rendering": 0, "club_envs.records": 0, "club_envs.agents.base": 0,
     "club_envs.agents.belief_file": 0, "club_envs.search.game": 0, "club_envs.search.worlds": 0,
-    "club_envs.search.ismcts": 0,
+    "club_envs.search.ismcts": 0, "club_envs.agents.batched": 0,
     # the compile helper and random numbers the games' batched engines share
     "club_envs.compiled": 0, "club_envs.vector_rng": 0,
     # 1: the games

@@ -62,7 +62,9 @@ class Tables(NamedTuple):
     ``hands`` (n, 10: count per card type), ``hand_sizes`` (n: the public sizes, see the reference's
     ``State.hand_sizes``), ``revealed_by`` (n, 10), ``discards`` (n: card or -1), ``heat_points``
     (n: points scored in the latest settlement). Per space (40, category-major): ``board_owner``
-    (seat or -1), ``board_chip`` (0 single / 1 double), ``board_risk``. Per card type: ``display``,
+    (seat or -1), ``board_chip`` (0 single / 1 double), ``board_risk``; ``bet_spots`` (40: the
+    occupied spaces in placement order, the first ``bet_count`` of them -- the reference's
+    ``View.bets`` order, which the heuristic bot's sums follow). Per card type: ``display``,
     ``face_up``. Dealing: ``rng`` (the game's generator), ``deck`` (this heat's deck order),
     ``given_decks`` (H, 65) and ``given_heats`` (heats 1..given_heats are dealt from it).
     """
@@ -85,6 +87,8 @@ class Tables(NamedTuple):
     board_owner: np.ndarray
     board_chip: np.ndarray
     board_risk: np.ndarray
+    bet_spots: np.ndarray
+    bet_count: np.ndarray
     display: np.ndarray
     face_up: np.ndarray
     rng: np.ndarray
@@ -138,6 +142,8 @@ def allocate_tables(num_games: int, num_players: int, given_heats: int = 0) -> T
         board_owner=np.full((g, NUM_SPOTS), NO_SEAT, small),
         board_chip=np.zeros((g, NUM_SPOTS), small),
         board_risk=np.zeros((g, NUM_SPOTS), small),
+        bet_spots=np.zeros((g, NUM_SPOTS), small),
+        bet_count=np.zeros(g, small),
         display=np.zeros((g, NUM_CARD_TYPES), small),
         face_up=np.zeros((g, NUM_CARD_TYPES), small),
         rng=np.ones(g, np.uint64),
@@ -256,6 +262,7 @@ def settle_heat(t: Tables, r: Rules, g: int) -> None:
         t.board_owner[g, spot] = NO_SEAT
         t.board_chip[g, spot] = 0
         t.board_risk[g, spot] = 0
+    t.bet_count[g] = 0
 
 
 @compiled
@@ -328,6 +335,7 @@ def reset_game(t: Tables, r: Rules, g: int, start_player: int) -> None:
     t.board_owner[g] = NO_SEAT
     t.board_chip[g] = 0
     t.board_risk[g] = 0
+    t.bet_count[g] = 0
     t.start[g] = first_start_player(t, r, g) if start_player < 0 else start_player
     start_heat(t, r, g)
 
@@ -393,6 +401,8 @@ def place_bet(t: Tables, r: Rules, g: int, seat: int, action: int) -> None:
         t.board_owner[g, spot] = seat
         t.board_chip[g, spot] = chip
         t.board_risk[g, spot] = first_round
+        t.bet_spots[g, t.bet_count[g]] = spot
+        t.bet_count[g] += 1
         t.chips[g, seat, chip] -= 1
     if first_round:
         end_turn(t, r, g)

@@ -3,7 +3,7 @@
 ```python
 import gymnasium, club_envs
 envs = gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=256, vectorization_mode="vector_entry_point",
-                          num_players=4, opponents="random")
+                          num_players=4, opponents="heuristic")
 obs, info = envs.reset(seed=0)
 masks = envs.action_masks()  # (256, 101) bool
 obs, rewards, terminated, truncated, info = envs.step(actions)
@@ -13,20 +13,31 @@ The same game, per sub-environment, as ``gymnasium.make("club_envs/MembersOnly-v
 (:mod:`club_envs.members_only.gym_env`): the learner holds one seat, the observation is its flat
 ``float32`` vector, the action space is ``Discrete(101)`` per game, and the rewards are the same
 (``reward_mode`` "win" or "score", optional ``heat_shaping``), summed over the opponents' moves
-that follow the learner's. The games run on :mod:`club_envs.members_only.vector_engine` and the
-opponents move inside compiled code, all games per call.
+that follow the learner's. The games run on :mod:`club_envs.members_only.vector_engine`.
 
-* ``opponents``: ``"random"`` (uniformly random legal moves, drawn per game).
+* ``opponents`` (:mod:`club_envs.members_only.vector_lineup`): ``"random"`` (uniformly random legal
+  moves, drawn per game), ``"heuristic"`` or ``"heuristic_bold"`` (the bots of
+  :mod:`club_envs.members_only.bots`, the same decisions, played in compiled code by
+  :mod:`club_envs.members_only.vector_heuristic`), a batched policy
+  (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 510), masks (K, 101)) ->
+  actions (K,)``, called once per round of moves for all games where it is to move), or a list of
+  those, one per other seat clockwise from the learner. ``set_opponents(value)`` swaps them.
 * ``seat``: the learner's seat, or ``"random"`` for a new seat every game.
 * Autoreset: ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``). The step that ends game
   ``i`` returns the first observation of its next game; the last observation is in
   ``info["final_obs"][i]`` and the final scores in ``info["final_info"]["scores"][i]`` (with the
   ``_final_obs`` and ``_scores`` masks, as Gymnasium's vector infos have them).
+* ``keep_records=True``: that step also carries the finished game's standard record
+  (docs/records.md) in ``info["record"][i]``, with the mask ``info["_record"]``
+  (:mod:`club_envs.members_only.vector_records`; the learner's controller is ``"learner"``).
 * ``action_masks()``: ``(N, 101)`` bool; every game always has a legal action, since a game is
   only handed back on the learner's turn.
-* An illegal action in any game raises :class:`~club_envs.errors.IllegalActionError` naming the
-  game and its legal actions; no game moves. ``reset(options={"decks": ...})`` deals given decks
-  (see :meth:`~club_envs.members_only.vector_engine.VectorGames.reset`).
+* Bad actions -- a wrong shape, a dtype that is not whole numbers, an illegal action in any game --
+  raise one :class:`~club_envs.errors.IllegalActionError` naming the game and its legal actions;
+  no game moves. ``reset(options={"decks": ...})`` deals given decks (see
+  :meth:`~club_envs.members_only.vector_engine.VectorGames.reset`).
+* Same seed, same games: the deals, the random opponents' draws and the seats come from
+  ``reset``'s seed; heuristic opponents are deterministic.
 """
 
 from __future__ import annotations
@@ -40,108 +51,16 @@ from gymnasium.vector.utils import batch_space
 
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
-from club_envs.members_only.compiled import compiled
-from club_envs.members_only.engine import OVER
 from club_envs.members_only.env import REWARD_MODES
 from club_envs.members_only.observer import SIZE
-from club_envs.members_only.rules import DEFAULT_REWARDS, Config
-from club_envs.members_only.vector_bots import random_action
-from club_envs.members_only.vector_engine import (
-    Rules,
-    Tables,
-    VectorGames,
-    apply_action,
-    final_score,
-    first_illegal,
-    winners_of,
-)
+from club_envs.members_only.rules import DEFAULT_REWARDS, DECK_SIZE, Config
+from club_envs.members_only.vector_engine import VectorGames, first_illegal
+from club_envs.members_only.vector_heuristic import Scratch, reference_choice
+from club_envs.members_only.vector_lineup import Group, Lineup
 from club_envs.members_only.vector_observer import VectorObserver
+from club_envs.members_only.vector_records import record_of
 from club_envs.members_only.vector_rng import seed_states
-
-OPPONENTS = ("random",)
-WIN, SCORE = 0, 1  # reward modes, in REWARD_MODES order
-
-
-@compiled
-def end_reward(t: Tables, r: Rules, g: int, seat: int, reward_mode: int, winners: np.ndarray) -> float:
-    """The learner's reward when game ``g`` ends: "win" -- winners share +1 and the others -1 (0
-    for all when everyone ties); "score" -- its score minus the mean of the others'."""
-    n = r.num_players
-    if reward_mode == WIN:
-        winners_of(t, g, n, winners)
-        k = 0
-        for s in range(n):
-            k += winners[s]
-        if k == n:
-            return 0.0
-        if winners[seat]:
-            return 1.0 / k
-        return -1.0 / (n - k)
-    total = 0.0
-    for s in range(n):
-        total += final_score(t, g, s)
-    own = float(final_score(t, g, seat))
-    return own - (total - own) / (n - 1)
-
-
-@compiled
-def move_reward(
-    t: Tables, r: Rules, g: int, seat: int, heat_before: int, reward_mode: int, heat_shaping: float, winners: np.ndarray
-) -> float:
-    """The learner's reward from one move of game ``g``: nothing unless the move settled a heat;
-    then ``heat_shaping`` x (its points minus the mean of the others'), plus :func:`end_reward` if
-    the game ended."""
-    over = t.phase[g] == OVER
-    if t.heat[g] == heat_before and not over:
-        return 0.0
-    reward = 0.0
-    n = r.num_players
-    if heat_shaping != 0.0:
-        total = 0.0
-        for s in range(n):
-            total += t.heat_points[g, s]
-        own = float(t.heat_points[g, seat])
-        reward += heat_shaping * (own - (total - own) / (n - 1))
-    if over:
-        reward += end_reward(t, r, g, seat, reward_mode, winners)
-    return reward
-
-
-@compiled
-def opponents_move(
-    t: Tables, r: Rules, g: int, seats: np.ndarray, states: np.ndarray, mask: np.ndarray,
-    reward_mode: int, heat_shaping: float, winners: np.ndarray,
-) -> float:
-    """Random opponents move in game ``g`` until the learner's turn or the end; returns the
-    learner's reward meanwhile."""
-    seat = seats[g]
-    reward = 0.0
-    while t.phase[g] != OVER and t.current[g] != seat:
-        heat = t.heat[g]
-        apply_action(t, r, g, random_action(t, g, states, mask))
-        reward += move_reward(t, r, g, seat, heat, reward_mode, heat_shaping, winners)
-    return reward
-
-
-@compiled
-def play_turns(
-    t: Tables, r: Rules, which: np.ndarray, learners: bool, actions: np.ndarray, seats: np.ndarray,
-    states: np.ndarray, mask: np.ndarray, reward_mode: int, heat_shaping: float, winners: np.ndarray,
-    rewards: np.ndarray,
-) -> None:
-    """In every game of ``which``: the learner's (legal) action if ``learners`` (otherwise a new
-    game: the opponents' moves before the learner's first turn), then the opponents' until the
-    learner's next turn; ``rewards[g]``: the learner's reward for it all. (One function for both,
-    so the turn's code is compiled once.)"""
-    for g in range(which.shape[0]):
-        if not which[g]:
-            continue
-        rewards[g] = 0.0
-        if learners:
-            heat = t.heat[g]
-            apply_action(t, r, g, actions[g])
-            rewards[g] = move_reward(t, r, g, seats[g], heat, reward_mode, heat_shaping, winners)
-        rewards[g] += opponents_move(t, r, g, seats, states, mask, reward_mode, heat_shaping, winners)
+from club_envs.members_only.vector_turns import NOT_WAITING, advance, play_given
 
 
 class MembersOnlyVectorEnv(VectorEnv):
@@ -153,23 +72,20 @@ class MembersOnlyVectorEnv(VectorEnv):
         self,
         num_envs: int,
         num_players: int = 4,
-        opponents: str = "random",
+        opponents: Any = "random",
         seat: int | str = 0,
         rewards: Any = DEFAULT_REWARDS,
         max_heats: int = 30,
         random_start_player: bool = False,
         reward_mode: str = "win",
         heat_shaping: float = 0.0,
+        keep_records: bool = False,
     ) -> None:
         self.config = Config(
             num_players=num_players, rewards=rewards, max_heats=max_heats, random_start_player=random_start_player
         )
         n = self.num_players = self.config.num_players
-        if not isinstance(opponents, str) or opponents not in OPPONENTS:
-            raise ConfigError(
-                f"opponents={opponents!r} is not available in the vector environment; expected one of "
-                f"{', '.join(OPPONENTS)} (other opponents: vectorization_mode='sync')"
-            )
+        self.lineup = Lineup(opponents, n)
         if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n)):
             raise ConfigError(f"seat={seat!r}: expected a seat 0..{n - 1} or 'random'")
         check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
@@ -177,6 +93,7 @@ class MembersOnlyVectorEnv(VectorEnv):
         self.seat_option = seat
         self.reward_mode = tuple(REWARD_MODES).index(reward_mode)
         self.heat_shaping = float(heat_shaping)
+        self.keep_records = bool(keep_records)
         self.single_observation_space = spaces.Box(low=0.0, high=1.0, shape=(SIZE,), dtype=np.float32)
         self.single_action_space = spaces.Discrete(A.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -185,14 +102,22 @@ class MembersOnlyVectorEnv(VectorEnv):
         self.observer = VectorObserver(self.config)
         self.seats = np.zeros(self.num_envs, np.int64)
         self._states = seed_states(0, self.num_envs)
-        self._mask = np.zeros(A.NUM_ACTIONS, np.bool_)
+        self._scratch = Scratch()
         self._winners = np.zeros(n, np.bool_)
         self._rewards = np.zeros(self.num_envs, np.float64)
         # The opening moves score nothing: no heat is settled before the learner's first turn.
         self._opening_rewards = np.zeros(self.num_envs, np.float64)
         self._everywhere = np.ones(self.num_envs, np.bool_)
-        self._no_actions = np.zeros(self.num_envs, np.int64)
+        self._waiting = np.full(self.num_envs, NOT_WAITING, np.int64)
+        self._unclear = np.zeros(self.num_envs, np.bool_)
         self._obs = np.zeros((self.num_envs, SIZE), np.float32)
+        # The logs of the records (empty unless keep_records): every action, every heat's deck.
+        c = self.config
+        per_heat = n * (c.rounds_per_heat - 1) * 3 + 2 * n
+        shape = (self.num_envs, c.max_heats * per_heat) if self.keep_records else (self.num_envs, 0)
+        self._log = np.zeros(shape, np.int16)
+        self._log_lengths = np.zeros(self.num_envs, np.int64)
+        self._log_decks = np.zeros((self.num_envs, c.max_heats if self.keep_records else 0, DECK_SIZE), np.int8)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """New games everywhere; ``options={"decks": (N, H, 65)}`` deals those decks for heats 1..H."""
@@ -202,14 +127,14 @@ class MembersOnlyVectorEnv(VectorEnv):
         self.games.reset(seed=deals, decks=decks)
         self._states[:] = seed_states(moves, self.num_envs)
         everywhere = np.ones(self.num_envs, np.bool_)
-        self._seat_games(everywhere)
-        self._play(everywhere, learners=False, actions=self._no_actions, rewards=self._opening_rewards)
+        self._new_games(everywhere)
         return self.observer.observe(self.games, self.seats, self._obs).copy(), {"seat": self.seats.copy()}
 
     def step(self, actions: Any):
         actions = self._check_actions(actions)
         games = self.games
-        self._play(self._everywhere, learners=True, actions=actions, rewards=self._rewards)
+        self._play_given(self._everywhere, actions, self._rewards, add=False)
+        self._drive(self._everywhere, self._rewards)
         terminated, truncated = games.is_terminal.copy(), games.is_truncated.copy()
         obs = self.observer.observe(games, self.seats, self._obs)
         info: dict[str, Any] = {}
@@ -220,29 +145,115 @@ class MembersOnlyVectorEnv(VectorEnv):
                 final_obs[g] = obs[g].copy()
             scores, _ = games.scores()
             info = {"final_obs": final_obs, "_final_obs": done, "final_info": {"scores": scores, "_scores": done}}
+            if self.keep_records:
+                records = np.full(self.num_envs, None, dtype=object)
+                for g in np.flatnonzero(done):
+                    records[g] = self.record(g)
+                info["record"], info["_record"] = records, done.copy()
             games.reset_games(done)
-            self._seat_games(done)
-            self._play(done, learners=False, actions=self._no_actions, rewards=self._opening_rewards)
+            self._new_games(done)
             obs = self.observer.observe(games, self.seats, self._obs)
         info["seat"] = self.seats.copy()
         return obs.copy(), self._rewards.copy(), terminated, truncated, info
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents (any value ``opponents`` takes): they make every move from the next
+        ``step`` on, in the games under way too (``reset`` to start every game with them) -- how a
+        trainer swaps in a new frozen snapshot without building a new environment."""
+        self.lineup = Lineup(opponents, self.num_players)
 
     def action_masks(self) -> np.ndarray:
         """(N, 101) bool: the learner's legal actions in every game."""
         return self.games.legal_masks().copy()
 
-    def _play(self, which: np.ndarray, learners: bool, actions: np.ndarray, rewards: np.ndarray) -> None:
-        games = self.games
-        play_turns(
-            games.tables, games.rules, which, learners, actions, self.seats, self._states, self._mask,
-            self.reward_mode, self.heat_shaping, self._winners, rewards,
-        )
+    def record(self, g: int) -> dict[str, Any]:
+        """The standard record of game ``g`` so far, once it is over (``keep_records=True``)."""
+        if not self.keep_records:
+            raise ConfigError("records are kept only with keep_records=True")
+        if not self.games.is_over[g]:
+            raise ValueError(f"game {g} is still being played; its record comes on the step that ends it")
+        t, n = self.games.tables, self.num_players
+        heats = int(t.heat[g])
+        start = (int(t.start[g]) - (heats - 1)) % n  # heat h starts h - 1 seats clockwise of heat 1
+        seat = int(self.seats[g])
+        controllers = ["learner" if s == seat else self.lineup.names[(s - seat - 1) % n] for s in range(n)]
+        scores, _ = self.games.scores()
+        return record_of(self.config, start, self._log_decks[g, :heats], self._log[g, : self._log_lengths[g]],
+                         controllers, scores[g])
 
-    def _seat_games(self, which: np.ndarray) -> None:
+    # ------------------------------------------------------------------ the opponents' moves
+
+    def _new_games(self, which: np.ndarray) -> None:
+        """Seat the learner in freshly dealt games and play the opponents' moves before its first turn."""
         if self.seat_option == "random":
             self.seats[which] = self.np_random.integers(self.num_players, size=int(which.sum()))
         else:
             self.seats[which] = self.seat_option
+        if self.keep_records:
+            self._log_lengths[which] = 0
+            self._log_decks[which, 0] = self.games.tables.deck[which]
+        self._opening_rewards[which] = 0.0
+        self._drive(which, self._opening_rewards)
+
+    def _drive(self, which: np.ndarray, rewards: np.ndarray) -> None:
+        """The opponents move in the games of ``which`` until the learner's turn (or the end): the
+        compiled ones in :func:`advance`, then every batched policy once for all the games waiting
+        on it and the reference bot for the heuristic's near-ties, until no game waits."""
+        self._advance(which, rewards)
+        while True:
+            waiting = self._waiting != NOT_WAITING
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, np.int64)
+            masks = self.games.legal_masks()
+            for group in self.lineup.groups:
+                rows = np.flatnonzero(waiting & ~self._unclear & np.isin(self._waiting, group.slots))
+                if len(rows):
+                    actions[rows] = self._ask(group, rows, masks)
+            for g in np.flatnonzero(waiting & self._unclear):
+                actions[g] = self._reference_choice(int(g), masks[g])
+            self._play_given(waiting, actions, rewards, add=True)
+            self._advance(waiting, rewards)
+
+    def _advance(self, which: np.ndarray, rewards: np.ndarray) -> None:
+        games, lineup = self.games, self.lineup
+        advance(
+            games.tables, games.rules, which, self.seats, lineup.kinds, lineup.chip_cost, lineup.rival_weight,
+            self._states, self.reward_mode, self.heat_shaping, self._winners, self.keep_records, self._log,
+            self._log_lengths, self._log_decks, *self._scratch.arrays(), rewards, self._waiting, self._unclear,
+        )
+
+    def _play_given(self, which: np.ndarray, actions: np.ndarray, rewards: np.ndarray, add: bool) -> None:
+        games = self.games
+        play_given(
+            games.tables, games.rules, which, actions, self.seats, self.reward_mode, self.heat_shaping,
+            self._winners, self.keep_records, self._log, self._log_lengths, self._log_decks, rewards, add,
+        )
+
+    def _ask(self, group: Group, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One call of a batched policy for the games ``rows``; its answer checked."""
+        seats = self.games.tables.current[rows].astype(np.int64)
+        legal = masks[rows].copy()
+        answer = np.asarray(group.policy(self.observer.observe_games(self.games, rows, seats), legal))
+        if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
+            raise IllegalActionError(
+                f"opponent {group.name!r} must answer {len(rows)} whole numbers, one per game; got shape "
+                f"{answer.shape}, dtype {answer.dtype}"
+            )
+        ok = (answer >= 0) & (answer < A.NUM_ACTIONS)
+        ok[ok] = legal[np.flatnonzero(ok), answer[ok]]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise IllegalActionError(
+                f"game {rows[i]}: opponent {group.name!r} at seat {seats[i]} chose illegal action {answer[i]}; "
+                f"legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}"
+            )
+        return answer.astype(np.int64)
+
+    def _reference_choice(self, g: int, mask: np.ndarray) -> int:
+        """The heuristic's choice in game ``g`` where the compiled one found a near-tie."""
+        slot = (int(self.games.tables.current[g]) - int(self.seats[g]) - 1) % self.num_players
+        return reference_choice(self.games, g, self.lineup.reference_bots[slot], mask, self._scratch)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)

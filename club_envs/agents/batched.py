@@ -1,0 +1,83 @@
+"""The batched opponent contract: one call answers the positions of many games at once.
+
+A vector environment (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``) plays
+N games per step. An opponent that is a neural policy -- a frozen snapshot of the learner, a
+belief model's policy -- should see all the games in which it is to move as one batch, so that
+each of its moves costs one forward pass for the whole group instead of one per game. A
+:class:`BatchedPolicy` is that opponent: any callable
+
+    ``policy(observations, action_masks) -> actions``
+
+with ``observations`` a ``(K, obs_size)`` ``float32`` array (each row the observation of the seat
+to move in one game, exactly what that seat would get from the one-game environment),
+``action_masks`` a ``(K, num_actions)`` bool array (every row holds at least one legal action) and
+the answer ``(K,)`` whole numbers, one legal action per row. ``K`` varies from call to call (the
+games where this opponent is to move); rows are independent. An optional ``name`` attribute is
+the controller name written in game records (default ``"policy"``).
+
+The environment calls the policy once per round of moves for every game where it is to move --
+several seats sharing the same object form one group and share the call -- and checks the
+answer: a wrong shape or dtype or an illegal action raises one error naming the game and the
+legal actions. :func:`from_model` wraps a ``torch`` module or any ``logits(obs)`` function as such a
+policy (greedy or sampled, masked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class BatchedPolicy(Protocol):
+    """``(observations (K, obs), action_masks (K, A)) -> actions (K,)`` (see the module docstring)."""
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
+
+
+def policy_name(policy: BatchedPolicy) -> str:
+    """The controller name of ``policy`` in game records."""
+    name = getattr(policy, "name", None)
+    return name if isinstance(name, str) and name else "policy"
+
+
+class MaskedLogits:
+    """A :class:`BatchedPolicy` from a function of observations to action logits ``(K, A)``: the
+    legal action with the highest logit (``greedy``), or one drawn from the masked softmax with its
+    own seeded generator. ``logits`` may return a numpy array or a ``torch`` tensor."""
+
+    def __init__(self, logits: Callable[[np.ndarray], object], greedy: bool = True, seed: int | None = None,
+                 name: str = "policy") -> None:
+        self.logits = logits
+        self.greedy = greedy
+        self.name = name
+        self._rng = np.random.default_rng(seed)
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        raw = self.logits(observations)
+        if hasattr(raw, "detach"):  # a torch tensor
+            raw = raw.detach().cpu().numpy()
+        scores = np.where(action_masks, np.asarray(raw, dtype=np.float64), -np.inf)
+        if self.greedy:
+            return scores.argmax(axis=1)
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        cumulative = np.cumsum(weights, axis=1)
+        draws = self._rng.random(len(scores))[:, None] * cumulative[:, -1:]
+        return (cumulative <= draws).sum(axis=1).clip(max=scores.shape[1] - 1)
+
+
+def from_model(model: Callable, greedy: bool = True, seed: int | None = None, name: str = "policy") -> MaskedLogits:
+    """A :class:`BatchedPolicy` from a model mapping a batch of observations to logits (a ``torch``
+    module is called under ``torch.no_grad()`` on a ``float32`` tensor)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency of training only
+        torch = None
+    if torch is not None and isinstance(model, torch.nn.Module):
+        def logits(obs: np.ndarray):
+            with torch.no_grad():
+                return model(torch.as_tensor(obs, dtype=torch.float32))
+        return MaskedLogits(logits, greedy, seed, name)
+    return MaskedLogits(model, greedy, seed, name)

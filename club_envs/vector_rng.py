@@ -42,3 +42,22 @@ def draw(states: np.ndarray, g: int, bound: int) -> int:
     x = advance(states[g])
     states[g] = x
     return int(x % np.uint64(bound))
+
+
+@compiled
+def pick_legal(states: np.ndarray, g: int, mask: np.ndarray) -> int:
+    """A uniformly random legal action from ``mask`` (one game's legal mask) drawn from game ``g``'s
+    generator: the k-th legal action in increasing order, k drawn below their count; -1 if none.
+    The batched ``random`` bots of both games are this draw on their own masks."""
+    legal = 0
+    for action in range(mask.shape[0]):
+        legal += mask[action]
+    if legal == 0:
+        return -1
+    pick = draw(states, g, legal)
+    for action in range(mask.shape[0]):
+        if mask[action]:
+            if pick == 0:
+                return action
+            pick -= 1
+    return -1

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.vector_engine import END, legal_mask
 from club_envs.compiled import compiled
-from club_envs.vector_rng import draw
+from club_envs.vector_rng import pick_legal
 
 
 @compiled
@@ -21,16 +20,7 @@ def random_action(s, g: int, states: np.ndarray, mask: np.ndarray) -> int:
     ``states[g]`` (``mask``: room for one legal mask, NUM_ACTIONS bools): the k-th legal action in
     increasing order, k drawn below their count."""
     legal_mask(s, mask)
-    legal = 0
-    for action in range(A.NUM_ACTIONS):
-        legal += mask[action]
-    pick = draw(states, g, legal)
-    for action in range(A.NUM_ACTIONS):
-        if mask[action]:
-            if pick == 0:
-                return action
-            pick -= 1
-    return -1
+    return pick_legal(states, g, mask)
 
 
 @compiled

@@ -2,18 +2,17 @@
 
 ``random_actions`` is the ``random`` bot of :mod:`club_envs.members_only.bots` for N games at once:
 a uniformly random legal action for each game's player to move, drawn from a generator per game
-(:mod:`club_envs.members_only.vector_rng`), so a game's moves depend on its own seed only.
+(:mod:`club_envs.vector_rng`), so a game's moves depend on its own seed only.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from club_envs.members_only.compiled import compiled
 
-from club_envs.members_only import actions as A
+from club_envs.compiled import compiled
 from club_envs.members_only.engine import OVER
 from club_envs.members_only.vector_engine import Tables, legal_mask
-from club_envs.members_only.vector_rng import draw
+from club_envs.vector_rng import pick_legal
 
 
 @compiled
@@ -21,16 +20,7 @@ def random_action(t: Tables, g: int, states: np.ndarray, mask: np.ndarray) -> in
     """A uniformly random legal action of game ``g`` (still playing), drawn from ``states[g]``
     (``mask``: room for one legal mask, NUM_ACTIONS bools)."""
     legal_mask(t, g, mask)
-    legal = 0
-    for action in range(A.NUM_ACTIONS):
-        legal += mask[action]
-    pick = draw(states, g, legal)
-    for action in range(A.NUM_ACTIONS):
-        if mask[action]:
-            if pick == 0:
-                return action
-            pick -= 1
-    return -1
+    return pick_legal(states, g, mask)
 
 
 @compiled

@@ -2,7 +2,7 @@
 PettingZoo environment's game: every game it plays, replayed move by move on the reference engine
 through :class:`~club_envs.arkham_decoders.env.raw_env` from the same setup and reshuffles, gives the
 same player to move, observation (byte for byte), legal actions, rewards to every seat, end, final
-views and results.
+views, results and record (``keep_records=True``).
 
 Each batch is played twice from the same seed and the same random moves: the first time to learn
 every game's setup and reshuffled decks (the inputs of ``State(config, setup=..., reshuffle_decks=...)``),
@@ -26,6 +26,7 @@ from gymnasium.vector import AutoresetMode
 import club_envs
 from club_envs.arkham_decoders import env as aec_module
 from club_envs.arkham_decoders.engine import State
+from club_envs.arkham_decoders.replay import replay
 from club_envs.arkham_decoders.vector_game import ArkhamDecodersVectorGame
 from club_envs.errors import IllegalActionError
 from club_envs.vector_game import VectorGameStep, make_vector_game, vector_game_names
@@ -97,6 +98,7 @@ def check_end(step: VectorGameStep, env, g: int, decisions: int, where: str) -> 
     assert np.flatnonzero(final["winners"][g]).tolist() == result["winners"], where
     assert final["total"][g] == result["total"] and final["decisions"][g] == decisions, where
     assert step.current_player[g] == -1 and step.action_mask[g].all(), where
+    assert step.info["_record"][g] and step.info["record"][g] == env.record(), where  # the same events
 
 
 def play_case(options: dict, count: int, seed: int, monkeypatch) -> int:
@@ -104,7 +106,7 @@ def play_case(options: dict, count: int, seed: int, monkeypatch) -> int:
     first = ArkhamDecodersVectorGame(count, autoreset=False, **options)
     play_out(first, seed)
     envs = reference_envs(first, options, monkeypatch)
-    game = ArkhamDecodersVectorGame(count, autoreset=False, **options)
+    game = ArkhamDecodersVectorGame(count, autoreset=False, keep_records=True, **options)
     counted = {"moves": 0, "decisions": 0}
     made = np.zeros(count, np.int64)
     playing = np.ones(count, bool)
@@ -254,3 +256,24 @@ def test_the_registry_names_the_games_with_a_batched_multi_agent_version():
         make_vector_game("arkham_decoders", 2, autoreset=1)
     with pytest.raises(ValueError, match="num_players"):
         make_vector_game("arkham_decoders", 2, num_players=3)
+    with pytest.raises(ValueError, match="keep_records=1: expected True or False"):
+        make_vector_game("arkham_decoders", 2, keep_records=1)
+
+
+def test_records_come_only_with_keep_records_and_only_for_the_games_that_ended():
+    kept, plain = (ArkhamDecodersVectorGame(6, num_players=4, seed=2, keep_records=keep) for keep in (True, False))
+    a, b = kept.reset(seed=2), plain.reset(seed=2)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(200):
+        actions = random_moves(a, rng)
+        a, b = kept.step(actions), plain.step(actions)
+        assert "record" not in b.info and ("record" in a.info) == bool(a.terminated.any())
+        if a.terminated.any():
+            assert (a.info["_record"] == a.terminated).all()
+            for g in range(6):
+                record = a.info["record"][g]
+                assert (record is None) != bool(a.terminated[g])
+                if record is not None:
+                    assert replay(record)["total"] == a.info["final_info"]["total"][g]
+            ended += a.terminated.sum()
+    assert ended >= 6

@@ -39,7 +39,14 @@ from gymnasium import spaces
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.env import REWARD_MODES
 from club_envs.arkham_decoders.rules import Config
-from club_envs.arkham_decoders.vector_engine import END, Rules, VectorGames, apply_action, describe_illegal, first_illegal
+from club_envs.arkham_decoders.vector_engine import (
+    END,
+    Rules,
+    VectorGames,
+    apply_action,
+    describe_illegal,
+    first_illegal,
+)
 from club_envs.arkham_decoders.vector_env import end_reward
 from club_envs.arkham_decoders.vector_observer import SIZE, VectorObserver
 from club_envs.arkham_decoders.vector_records import ActionLog, game_record, log_action
@@ -89,7 +96,8 @@ class ArkhamDecodersVectorGame(VectorGame):
         keep_records: bool = False,
     ) -> None:
         self.config = Config(
-            num_players=num_players, roles=tuple(roles) if roles is not None else None, insanity_penalty=insanity_penalty
+            num_players=num_players, roles=tuple(roles) if roles is not None else None,
+            insanity_penalty=insanity_penalty,
         )
         check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
         self.reward_mode = reward_mode

@@ -51,7 +51,8 @@ class ActionLog:
     def decisions(self, g: int) -> np.ndarray:
         count = int(self.counts[g])
         if count > self.actions.shape[1]:
-            raise RuntimeError(f"game {g} took {count} decisions, more than the {self.actions.shape[1]} a game can take")
+            raise RuntimeError(f"game {g} took {count} decisions, more than the {self.actions.shape[1]} a game "
+                               "can take")
         return self.actions[g, :count]
 
 

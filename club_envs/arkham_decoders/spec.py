@@ -23,6 +23,7 @@ SPEC = GameSpec(
     hooks={
         **PACKAGE_LAYOUT_HOOKS,
         "gym_env": ".gym_env:ArkhamDecodersGymEnv",
+        "vector_game": ".vector_game:ArkhamDecodersVectorGame",
         "black_man_agent": ".vote_value:BlackManAgent",
         "features:arkham_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.arkham_decoders:ArkhamPresenter",

@@ -28,6 +28,13 @@ move inside compiled code, all games per call.
   ``winners`` (N, n) and SAN ``total`` (N,) (with the ``_final_obs``, ``_scores``, ``_winners`` and
   ``_total`` masks, as Gymnasium's vector infos have them). ``info["seat"]`` and ``info["role"]``
   say where the learner sits in every game.
+* ``keep_records=True``: the step that ends game ``i`` also gives its standard JSON record
+  (docs/records.md; the learner's controller ``"learner"``, the others ``"random"``) in
+  ``info["record"][i]``, with the ``info["_record"]`` mask. It validates against the shipped schema
+  and :func:`club_envs.arkham_decoders.replay.replay` reproduces it
+  (:mod:`club_envs.arkham_decoders.vector_records`). Its ``seed`` is null: the record holds the deal
+  and the reshuffled decks instead. Off by default: building a record replays the game on the
+  reference engine.
 * ``action_masks()``: ``(N, 30)`` bool; every game always has a legal action, since a game is only
   handed back on the learner's turn.
 * Bad actions (wrong shape or dtype, an illegal action in any game) raise
@@ -64,6 +71,7 @@ from club_envs.arkham_decoders.vector_engine import (
     san_total,
 )
 from club_envs.arkham_decoders.vector_observer import VectorObserver
+from club_envs.arkham_decoders.vector_records import ActionLog, game_record, log_action
 from club_envs.compiled import compiled
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.vector_rng import seed_states
@@ -105,15 +113,21 @@ def end_reward(s, r: Rules, seat: int, reward_mode: int) -> float:
 
 
 @compiled
-def opponents_move(s, r: Rules, g: int, seat: int, states: np.ndarray, mask: np.ndarray) -> None:
-    """Random opponents move in game ``g`` until the learner's turn or the end."""
+def opponents_move(
+    s, r: Rules, g: int, seat: int, states: np.ndarray, mask: np.ndarray, log: np.ndarray, counts: np.ndarray
+) -> None:
+    """Random opponents move in game ``g`` until the learner's turn or the end (each move kept in
+    ``log``, see :mod:`~club_envs.arkham_decoders.vector_records`)."""
     while s.phase != END and s.current != seat:
-        apply_action(s, r, random_action(s, g, states, mask))
+        action = random_action(s, g, states, mask)
+        log_action(log, counts, g, action)
+        apply_action(s, r, action)
 
 
 @compiled
 def open_games(
-    t: np.ndarray, r: Rules, which: np.ndarray, role: int, seats: np.ndarray, states: np.ndarray, mask: np.ndarray
+    t: np.ndarray, r: Rules, which: np.ndarray, role: int, seats: np.ndarray, states: np.ndarray, mask: np.ndarray,
+    log: np.ndarray, counts: np.ndarray,
 ) -> int:
     """New games where ``which`` is set: dealt, the learner seated, the opponents' moves before its
     first turn; dealt again while a game ends before that. Returns a game that ended
@@ -124,8 +138,9 @@ def open_games(
         s = t[g]
         for _ in range(MAX_DEALS):
             reset_game(s, r)
+            counts[g] = 0
             seats[g] = choose_seat(s, r, role)
-            opponents_move(s, r, g, seats[g], states, mask)
+            opponents_move(s, r, g, seats[g], states, mask, log, counts)
             if s.phase != END:
                 break
         if s.phase == END:
@@ -136,14 +151,15 @@ def open_games(
 @compiled
 def play_turns(
     t: np.ndarray, r: Rules, actions: np.ndarray, seats: np.ndarray, states: np.ndarray, mask: np.ndarray,
-    reward_mode: int, rewards: np.ndarray,
+    reward_mode: int, rewards: np.ndarray, log: np.ndarray, counts: np.ndarray,
 ) -> None:
     """In every game: the learner's (legal) action, then the opponents' until the learner's next
     turn or the end; ``rewards[g]``: the learner's reward for it all."""
     for g in range(actions.shape[0]):
         s = t[g]
+        log_action(log, counts, g, actions[g])
         apply_action(s, r, actions[g])
-        opponents_move(s, r, g, seats[g], states, mask)
+        opponents_move(s, r, g, seats[g], states, mask, log, counts)
         rewards[g] = end_reward(s, r, seats[g], reward_mode) if s.phase == END else 0.0
 
 
@@ -161,6 +177,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         roles: Sequence[str] | None = None,
         insanity_penalty: int | None = None,
         reward_mode: str = "win",
+        keep_records: bool = False,
     ) -> None:
         self.config = Config(
             num_players=num_players, roles=tuple(roles) if roles is not None else None, insanity_penalty=insanity_penalty
@@ -176,7 +193,12 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs={num_envs!r}: expected a whole number >= 1")
         self.num_envs = int(num_envs)
+        if not isinstance(keep_records, bool):
+            raise ConfigError(f"keep_records={keep_records!r}: expected True or False")
+        self.keep_records = keep_records
+        self._log = ActionLog(self.num_envs, keep_records)
         self.role = role
+        self.opponents = opponents
         self._role_code = ANY_ROLE if role == "any" else ROLES.index(role)
         self.reward_mode = tuple(REWARD_MODES).index(reward_mode)
         self.observer = VectorObserver(self.config)
@@ -203,7 +225,8 @@ class ArkhamDecodersVectorEnv(VectorEnv):
     def step(self, actions: Any):
         actions = self._check_actions(actions)
         games = self.games
-        play_turns(games.tables, games.rules, actions, self.seats, self._states, self._mask, self.reward_mode, self._rewards)
+        play_turns(games.tables, games.rules, actions, self.seats, self._states, self._mask, self.reward_mode,
+                   self._rewards, self._log.actions, self._log.counts)
         terminated = games.is_over.copy()
         truncated = np.zeros(self.num_envs, np.bool_)
         obs = self.observer.observe(games, self.seats, self._obs)
@@ -220,6 +243,8 @@ class ArkhamDecodersVectorEnv(VectorEnv):
                     "_winners": terminated, "total": totals, "_total": terminated,
                 },
             }
+            if self.keep_records:
+                info["record"], info["_record"] = self._records(terminated, totals), terminated.copy()
             self._open(terminated)
             obs = self.observer.observe(games, self.seats, self._obs)
         info.update(self._info())
@@ -231,12 +256,21 @@ class ArkhamDecodersVectorEnv(VectorEnv):
 
     def _open(self, which: np.ndarray) -> None:
         games = self.games
-        stuck = open_games(games.tables, games.rules, which, self._role_code, self.seats, self._states, self._mask)
+        stuck = open_games(games.tables, games.rules, which, self._role_code, self.seats, self._states, self._mask,
+                           self._log.actions, self._log.counts)
         if stuck >= 0:
             raise RuntimeError(
                 f"game {stuck}: {MAX_DEALS} games in a row ended before the {self.role} learner had a decision; "
                 "its seat only acts when the opponents pass (choose another role or other opponents)"
             )
+
+    def _records(self, ended: np.ndarray, totals: np.ndarray) -> np.ndarray:
+        """The records of the games that just ended (None for the others)."""
+        records = np.full(self.num_envs, None, dtype=object)
+        for g in np.flatnonzero(ended):
+            controllers = ["learner" if s == self.seats[g] else self.opponents for s in range(self.num_players)]
+            records[g] = game_record(self.games, int(g), self._log.decisions(g), controllers, int(totals[g]))
+        return records
 
     def _info(self) -> dict[str, Any]:
         roles = self.games.roles()[np.arange(self.num_envs), self.seats]

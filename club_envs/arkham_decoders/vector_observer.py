@@ -149,17 +149,27 @@ def turn_slices(s, r: Rules, me: int, v: np.ndarray) -> None:
 
 
 @compiled
+def observe_one(s, r: Rules, me: int, v: np.ndarray) -> None:
+    """``v``: seat ``me``'s observation of the game ``s``."""
+    v[:] = 0
+    seat_slices(s, r, me, v)
+    public_slices(s, r, me, v)
+    vote_slices(s, r, me, v)
+    turn_slices(s, r, me, v)
+
+
+@compiled
 def observe_all(t: np.ndarray, r: Rules, seats: np.ndarray, out: np.ndarray) -> None:
     """Row ``g`` of ``out``: the observation of seat ``seats[g]`` in game ``g``."""
     for g in range(seats.shape[0]):
-        me = seats[g]
-        v = out[g]
-        v[:] = 0
-        s = t[g]
-        seat_slices(s, r, me, v)
-        public_slices(s, r, me, v)
-        vote_slices(s, r, me, v)
-        turn_slices(s, r, me, v)
+        observe_one(t[g], r, seats[g], out[g])
+
+
+@compiled
+def observe_rows(t: np.ndarray, r: Rules, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+    """Row ``k`` of ``out``: the observation of seat ``seats[k]`` in game ``games[k]``."""
+    for k in range(games.shape[0]):
+        observe_one(t[games[k]], r, seats[k], out[k])
 
 
 class VectorObserver:
@@ -181,6 +191,13 @@ class VectorObserver:
         if out is None:
             out = np.empty((games.num_games, SIZE), np.float32)
         observe_all(games.tables, games.rules, seats, out)
+        return out
+
+    def observe_games(self, games, indices: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """(K, size) ``float32``: row ``k`` is seat ``seats[k]``'s observation of game ``indices[k]``."""
+        indices = np.asarray(indices, dtype=np.int64)
+        out = np.empty((indices.shape[0], SIZE), np.float32)
+        observe_rows(games.tables, games.rules, indices, np.asarray(seats, dtype=np.int64), out)
         return out
 
 

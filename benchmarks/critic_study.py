@@ -13,8 +13,9 @@ Per run it reads from the run folder:
   critic leaves in the policy gradient);
 * ``evaluations.csv``: the greedy policy's win share against three heuristics at each evaluation.
 
-It prints a Markdown table: the mean over the run's second half of each figure (with a 95%
-interval over the seeds' means), and the win share at each evaluation step, per critic.
+It prints two Markdown tables: per critic, the mean over the runs' second halves of each figure
+(with a 95% interval over the seeds' means) and the win share at the last evaluation (Wilson
+interval); per run, the second-half means with ± 1.96 standard errors over its rollouts.
 """
 
 from __future__ import annotations
@@ -79,14 +80,19 @@ def interval(values: list[float]) -> str:
 
 def summarise(runs: Path) -> str:
     figures: dict[str, dict[str, list]] = {c: {"ev": [], "adv": [], "wins": []} for c in CRITICS}
+    per_run: list[str] = []  # each run's second-half means, ± 1.96 standard errors over its rollouts
     for folder in sorted(p for p in runs.iterdir() if p.is_dir() and (p / "config.yaml").exists()):
         critic = yaml.safe_load((folder / "config.yaml").read_text())["algorithm"].get("critic", "observation")
         with open(folder / "logs" / "player" / "progress.csv") as f:
             rows = list(csv.DictReader(f))
+        seed = yaml.safe_load((folder / "config.yaml").read_text())["seed"]
+        half = []
         for key, name in (("train/explained_variance", "ev"), ("train/advantage_std", "adv")):
             steps, values = column(rows, key)
-            if len(values):
-                figures[critic][name].append(float(values[steps >= steps.max() / 2].mean()))
+            values = values[(steps >= steps.max() / 2) & np.isfinite(values)]
+            figures[critic][name].append(float(values.mean()))
+            half.append(f"{values.mean():.3f} ± {1.96 * values.std(ddof=1) / np.sqrt(len(values)):.3f}")
+        per_run.append(f"| `{critic}` | {seed} | {half[0]} | {half[1]} |")
         with open(folder / "evaluations.csv") as f:
             figures[critic]["wins"].append({int(r["total_step"]): (float(r["win_share"]), int(r["games"]))
                                             for r in csv.DictReader(f)})
@@ -100,7 +106,8 @@ def summarise(runs: Path) -> str:
         games = sum(w[last][1] for w in fig["wins"])
         lines.append(f"| `{critic}` | {len(fig['wins'])} | {interval(fig['ev'])} | {interval(fig['adv'])} | "
                      f"{won / games:.3f} ({games} games at {last:,} steps; {wilson(won, games)}) |")
-    return "\n".join(lines)
+    runs_table = ["| critic | seed | explained variance (2nd half) | advantage std (2nd half) |", "|---|---|---|---|"]
+    return "\n".join(lines + [""] + runs_table + per_run)
 
 
 def wilson(wins: float, games: int) -> str:

@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from club_envs.stats import t_quantile, wilson_interval
+
 CRITICS = ("observation", "privileged")
 
 
@@ -69,12 +71,10 @@ def column(rows: list[dict], key: str) -> tuple[np.ndarray, np.ndarray]:
 
 def interval(values: list[float]) -> str:
     """Mean ± the half-width of a 95% Student-t interval over the seeds."""
-    from scipy import stats
-
     values = np.asarray(values, dtype=float)
     if len(values) < 2:
         return f"{values.mean():.3f}"
-    half = stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
+    half = t_quantile(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
     return f"{values.mean():.3f} ± {half:.3f}"
 
 
@@ -112,12 +112,8 @@ def summarise(runs: Path) -> str:
 
 def wilson(wins: float, games: int) -> str:
     """The 95% Wilson interval of a win share."""
-    if games == 0:
-        return "no games"
-    p, z = wins / games, 1.96
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * np.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return f"95% {max(0.0, centre - half):.3f}–{min(1.0, centre + half):.3f}"
+    low, high = wilson_interval(wins, games)
+    return f"95% {low:.3f}–{high:.3f}"
 
 
 def main() -> None:

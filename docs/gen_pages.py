@@ -51,6 +51,9 @@ CONFIG_MEANINGS: dict[str, str] = {
     "algorithm.update_threads": "torch threads during PPO's updates (stable-baselines3 backend; rollouts keep one): "
     "2 makes the updates about 1.6x faster on an otherwise idle 2-core machine; keep 1 on a machine busy with "
     "other work. Runs repeat exactly with the same value; another value changes the weights' last bits",
+    "algorithm.critic": "what the critic reads: `observation` (the seat's inputs, like the actor) or `privileged` "
+    "(those and the hidden state: every hand, the Black Man, the true grimoire; training only, the actor and the "
+    "exported policy never see it). stable-baselines3 backend, without `pretrain.games`",
     "network.hidden": "layer sizes of the actor's MLP and of the critic's (separate networks)",
     "network.activation": "activation between the layers",
     "network.features": "extra policy inputs computed from the seat's own observation (e.g. each Members Only "

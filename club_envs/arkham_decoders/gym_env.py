@@ -24,6 +24,11 @@
   not picklable (frozen neural policies) are built inside a ``SubprocVecEnv`` worker.
 * If a game ends before the learner's first decision (possible for the last member clockwise, who
   only acts when someone passes), the episode is dealt again, at most 100 times.
+* ``privileged_state()``: what the learner may not see (the true grimoire, the Black Man's seat,
+  every hand, the pending votes, the deck, who has peeked; then the learner's seat one-hot, since
+  those are laid out by absolute seat; ``PRIVILEGED_SIZE`` floats), for a critic that reads it
+  during training (``algorithm.critic: privileged``). Never an input of the actor or of a played
+  policy.
 * ``render()`` draws the learner's view (with the result once the game is over); ``render_seat``
   (a seat, ``"player_2"`` or ``"public"``, the spectator's view) draws another, and
   ``render_for(seat)`` any of them whatever the mode.
@@ -44,7 +49,7 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.bots import AGENT_NAMES, make_agent
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.env import ILLEGAL_MODES, REWARD_MODES, team_reward
-from club_envs.arkham_decoders.observer import Observer
+from club_envs.arkham_decoders.observer import GLOBAL_EXTRA, MAX_SEATS, Observer, global_state
 from club_envs.arkham_decoders.render import render_text
 from club_envs.arkham_decoders.rules import ROLES, Config
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
@@ -56,9 +61,12 @@ MAX_DEALS = 100
 OpponentSpec = Any  # str | Agent | Callable | Sequence[...] | Mapping[str, ...]
 
 
+PRIVILEGED_SIZE = GLOBAL_EXTRA + MAX_SEATS
+
 class ArkhamDecodersGymEnv(LearnerRendering, gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
     _draw = staticmethod(render_text)  # LearnerRendering draws the table with it (the result at the end)
+    privileged_size = PRIVILEGED_SIZE  # the length of privileged_state()
 
     def __init__(
         self,
@@ -244,6 +252,13 @@ class ArkhamDecodersGymEnv(LearnerRendering, gymnasium.Env):
     def learner_view(self):
         """What the learner's seat may know now (the engine's ``View``), for extra policy inputs."""
         return self.game.player_view(self.seat)
+
+    def privileged_state(self) -> np.ndarray:
+        """The hidden part of the global ``state()`` and the learner's seat (one-hot); training-time only."""
+        out = np.zeros(PRIVILEGED_SIZE, dtype=np.float32)
+        out[:GLOBAL_EXTRA] = global_state(self.game, self.observer)[self.observer.size:]
+        out[GLOBAL_EXTRA + self.seat] = 1.0
+        return out
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self.action_masks(), "seat": self.seat, "role": self.game.role_of(self.seat)}

@@ -22,6 +22,10 @@ obs, reward, terminated, truncated, info = env.step(info["action_mask"].nonzero(
   ``set_opponents(value)`` swaps them between episodes.
 * Rewards: as the PettingZoo env (``reward_mode`` "win" or "score", optional ``heat_shaping``),
   for the learner's seat, summed over the opponents' turns that follow its action.
+* ``privileged_state()``: what the learner may not see (every hand and discard, seat by seat
+  from the learner's, the pending reveal, the out-of-play cards; ``PRIVILEGED_SIZE`` floats), for
+  a critic that reads it during training (``algorithm.critic: privileged``). Never an input of the
+  actor or of a played policy.
 * ``render()`` draws the learner's view; ``render_seat`` (a seat, ``"player_2"`` or ``"public"``,
   the spectator's view) draws another, and ``render_for(seat)`` any of them whatever the mode.
 """
@@ -43,12 +47,14 @@ from club_envs.members_only.bots import make_agent
 from club_envs.members_only.engine import State
 from club_envs.members_only.env import ILLEGAL_ACTION_MODES, REWARD_MODES, relative_to_others, win_rewards
 from club_envs.members_only.match import agent_seeds
-from club_envs.members_only.observer import SIZE, Observer
+from club_envs.members_only.observer import GLOBAL_SIZE, MAX_PLAYERS, SIZE, Observer, global_state
 from club_envs.members_only.render import render_text
 from club_envs.members_only.rules import DEFAULT_REWARDS, Config
 from club_envs.rendering import LearnerRendering
 
 OpponentSpec = Any  # str | Agent | callable | Sequence of those
+PRIVILEGED_SIZE = GLOBAL_SIZE - SIZE
+_SEAT_BLOCKS = 2  # the hands and the discards: one block of MAX_PLAYERS rows each, rotated to the learner
 
 
 class MembersOnlyGymEnv(LearnerRendering, gymnasium.Env):
@@ -56,6 +62,7 @@ class MembersOnlyGymEnv(LearnerRendering, gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
     _draw = staticmethod(render_text)  # LearnerRendering draws the table with it
+    privileged_size = PRIVILEGED_SIZE  # the length of privileged_state()
 
     def __init__(
         self,
@@ -179,6 +186,15 @@ class MembersOnlyGymEnv(LearnerRendering, gymnasium.Env):
     def learner_view(self):
         """What the learner's seat may know now (the engine's ``View``)."""
         return self.game.player_view(self.seat)
+
+    def privileged_state(self) -> np.ndarray:
+        """The hidden part of the global ``state()``, its per-seat rows starting at the learner's seat
+        (row k is the seat k places after the learner); training-time only."""
+        hidden = global_state(self.game, self.observer)[SIZE:]
+        rows = hidden[: _SEAT_BLOCKS * MAX_PLAYERS * A.NUM_CARD_TYPES].reshape(_SEAT_BLOCKS, MAX_PLAYERS, -1)
+        order = [(self.seat + k) % self.num_players for k in range(self.num_players)]
+        rows[:, : self.num_players] = rows[:, order].copy()
+        return hidden
 
     # ------------------------------------------------------------------ internals
 

@@ -80,6 +80,11 @@ class TrainingCallback(BaseCallback):
         now = time.perf_counter()
         self.clock.rollout_seconds += now - self._t_rollout
         self._t_update = now
+        # the spread of the GAE advantages before normalisation: how much noise the critic leaves in
+        # the policy gradient (with train/explained_variance, what algorithm.critic changes)
+        buffer = getattr(self.model, "rollout_buffer", None)
+        if buffer is not None and buffer.full:
+            self.logger.record("train/advantage_std", float(buffer.advantages.std()))
 
     def _on_training_end(self) -> None:
         if self._t_update is not None:

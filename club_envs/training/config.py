@@ -32,7 +32,7 @@ from club_envs.agents.features import get as get_features
 from club_envs.games import get_spec, specs
 from club_envs.limits import brief, count_nodes, one_line
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
-from club_envs.training.settings import (SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
+from club_envs.training.settings import (CRITICS, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TrainingConfig)
@@ -76,6 +76,7 @@ DEFAULTS: dict[str, Any] = {
         "vf_coef": 0.5,
         "max_grad_norm": 0.5,
         "update_threads": 1,
+        "critic": "observation",
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
     "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1},
@@ -184,6 +185,7 @@ def selfplay_schema() -> dict[str, Any]:
                         "vf_coef": {"type": "number", "minimum": 0, "maximum": 100},
                         "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
                         "update_threads": {"type": "integer", "minimum": 1, "maximum": 16},
+                        "critic": {"enum": list(CRITICS)},
                     }
                 ),
                 "network": section(
@@ -433,6 +435,13 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     if config.get("backend", "sb3") == "rllib" and algo["update_threads"] != 1:
         raise ConfigFileError(f"{source}: algorithm.update_threads: {algo['update_threads']} belongs to the "
                               "stable-baselines3 backend (Ray sizes its own learner); allowed values with backend rllib: 1")
+    if algo["critic"] == "privileged" and config.get("backend", "sb3") == "rllib":
+        raise ConfigFileError(f"{source}: algorithm.critic: 'privileged' belongs to the stable-baselines3 backend "
+                              "(the RLlib modules read the observation only); allowed values with backend rllib: observation")
+    if algo["critic"] == "privileged" and config["pretrain"]["games"] > 0:
+        raise ConfigFileError(f"{source}: algorithm.critic: 'privileged' cannot start from imitation (pretrain.games: "
+                              f"{config['pretrain']['games']}; the bots' games carry no hidden state for its critic); "
+                              "allowed values with pretrain.games > 0: observation")
     if envs["workers"] > envs["n_envs"]:
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} is more than envs.n_envs "
                               f"({envs['n_envs']}); allowed values: 1..{envs['n_envs']}")

@@ -1,7 +1,9 @@
 """The one place a MaskablePPO learner is built and exported, for self-play, throughput and exploit runs.
 
 The actor and the critic are separate MLPs of ``network.hidden`` with ``network.activation``; the
-exported policy file holds the actor only (:mod:`club_envs.training.policy_meta`).
+exported policy file holds the actor only (:mod:`club_envs.training.policy_meta`). With
+``algorithm.critic: privileged`` the critic also reads the hidden state the environments append to
+the inputs, which the actor never sees (:mod:`club_envs.training.privileged`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from sb3_contrib import MaskablePPO
 
 from club_envs.agents.policy import actor_weights_from_sb3
 from club_envs.training.policy_meta import write_policy
+from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
 from club_envs.training.settings import AlgorithmSettings, NetworkSettings
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
@@ -21,14 +24,18 @@ ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSettings, seed: int) -> MaskablePPO:
     """A fresh learner on ``venv`` with the config's PPO hyper-parameters and network, on the CPU."""
+    policy: Any = "MlpPolicy"
+    extra: dict[str, Any] = {}
+    if algorithm.critic == "privileged":  # venv's rows end with the hidden state, for the critic only
+        policy, extra = PrivilegedCriticPolicy, {"actor_size": actor_size(venv)}
     return MaskablePPO(
-        "MlpPolicy", venv, seed=seed, device="cpu", verbose=0,
+        policy, venv, seed=seed, device="cpu", verbose=0,
         learning_rate=algorithm.learning_rate, n_steps=algorithm.n_steps, batch_size=algorithm.batch_size,
         n_epochs=algorithm.n_epochs, gamma=algorithm.gamma, gae_lambda=algorithm.gae_lambda,
         clip_range=algorithm.clip_range, ent_coef=algorithm.ent_coef, vf_coef=algorithm.vf_coef,
         max_grad_norm=algorithm.max_grad_norm,
         policy_kwargs={"net_arch": {"pi": list(network.hidden), "vf": list(network.hidden)},
-                       "activation_fn": ACTIVATIONS[network.activation]},
+                       "activation_fn": ACTIVATIONS[network.activation], **extra},
     )
 
 

@@ -312,6 +312,15 @@ class SelfPlayEnv(gym.Env):
         """The learner's view of the current game (for extra policy inputs)."""
         return self._current.unwrapped.learner_view()
 
+    @property
+    def privileged_size(self) -> int:
+        """The length of :meth:`privileged_state` (the same for every variant of a game)."""
+        return self._current.unwrapped.privileged_size
+
+    def privileged_state(self) -> np.ndarray:
+        """What the learner may not see in the current game, for a privileged critic (training only)."""
+        return self._current.unwrapped.privileged_state()
+
     def close(self) -> None:
         for env in self._envs:
             if env is not None:
@@ -330,6 +339,22 @@ class FeatureObservation(gym.ObservationWrapper):
     def observation(self, observation: np.ndarray) -> np.ndarray:
         base = self.env.unwrapped
         return self.features.transform(observation, base.learner_view(), base.action_masks())
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.action_masks()
+
+
+class PrivilegedObservation(gym.ObservationWrapper):
+    """The learner's inputs followed by what it may not see (``privileged_state()``), for the
+    privileged critic of :mod:`club_envs.training.privileged`, which hides that tail from the actor."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        size = env.observation_space.shape[0] + env.unwrapped.privileged_size
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+
+    def observation(self, observation: np.ndarray) -> np.ndarray:
+        return np.concatenate([observation, self.env.unwrapped.privileged_state()]).astype(np.float32)
 
     def action_masks(self) -> np.ndarray:
         return self.env.action_masks()

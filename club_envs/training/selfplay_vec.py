@@ -18,7 +18,9 @@ the games one after another gives (each agent keeps its own random generator), o
 
 :class:`SelfPlayVecEnv` is a stable-baselines3 ``VecEnv`` with ``action_masks`` for sb3-contrib's
 ``MaskablePPO``; it also does what the per-game wrappers did (the policy's extra inputs, and the
-``Monitor``'s episode statistics in ``info["episode"]``).
+``Monitor``'s episode statistics in ``info["episode"]``). With ``privileged=True`` each input row ends
+with what the learner may not see (``privileged_state()``), read by the privileged critic of
+:mod:`club_envs.training.privileged` only.
 """
 
 from __future__ import annotations
@@ -86,14 +88,16 @@ def drive_all(moves: Sequence[Generator]) -> list[Any]:
 class SelfPlayVecEnv(VecEnv):
     """``n`` self-play games (:class:`club_envs.training.selfplay.SelfPlayEnv`) stepped together."""
 
-    def __init__(self, env_fns: Sequence[Callable[[], Any]], features: str = "none") -> None:
+    def __init__(self, env_fns: Sequence[Callable[[], Any]], features: str = "none", privileged: bool = False) -> None:
         self.envs = [fn() for fn in env_fns]
         self.features = get_features(features)
+        self.privileged = privileged
         first = self.envs[0]
-        if self.features is None:
+        if self.features is None and not privileged:
             observation_space = first.observation_space
         else:
-            size = self.features.obs_size + self.features.extra
+            size = first.observation_space.shape[0] if self.features is None else self.features.obs_size + self.features.extra
+            size += first.privileged_size if privileged else 0
             observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         super().__init__(len(self.envs), observation_space, first.action_space)
         self._seeds: list[int | None] = [None] * self.num_envs
@@ -145,11 +149,13 @@ class SelfPlayVecEnv(VecEnv):
         """The learner's inputs in games ``indices``: their observations, plus the policy's extra
         inputs computed for all of them together."""
         batch = np.stack(observations)
-        if self.features is None:
-            return batch
         envs = [self.envs[i] for i in indices]
-        return self.features.transform_batch(batch, [env.learner_view() for env in envs],
-                                             np.stack([env.action_masks() for env in envs]))
+        if self.features is not None:
+            batch = self.features.transform_batch(batch, [env.learner_view() for env in envs],
+                                                  np.stack([env.action_masks() for env in envs]))
+        if self.privileged:
+            batch = np.concatenate([batch, np.stack([env.privileged_state() for env in envs])], axis=1)
+        return batch.astype(np.float32, copy=False)
 
     def action_masks(self) -> np.ndarray:
         return np.stack([env.action_masks() for env in self.envs])

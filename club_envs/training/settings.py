@@ -29,6 +29,10 @@ class GameSettings:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
+# What MaskablePPO's critic reads: the seat's inputs, or those and the hidden state (club_envs.training.privileged)
+CRITICS = ("observation", "privileged")
+
+
 @dataclass(frozen=True)
 class AlgorithmSettings:
     """The ``algorithm`` section: MaskablePPO's hyper-parameters."""
@@ -45,6 +49,7 @@ class AlgorithmSettings:
     vf_coef: float
     max_grad_norm: float
     update_threads: int
+    critic: str = "observation"  # or "privileged": the critic also reads the hidden state (training only)
 
 
 @dataclass(frozen=True)

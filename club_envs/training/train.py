@@ -46,7 +46,7 @@ from club_envs.training.launch import run
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
 from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import save_state
-from club_envs.training.selfplay import FeatureObservation, SelfPlayEnv, SnapshotPool
+from club_envs.training.selfplay import FeatureObservation, PrivilegedObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.worker_vec import WorkerVecEnv
@@ -67,6 +67,8 @@ def make_selfplay_env(settings: SelfPlayConfig, side: str, run_dir: str, seed: i
     env = make_selfplay_game(settings, side, run_dir, seed)
     if settings.network.features != "none":
         env = FeatureObservation(env, settings.network.features)
+    if settings.algorithm.critic == "privileged":
+        env = PrivilegedObservation(env)
     return Monitor(env)
 
 
@@ -126,9 +128,11 @@ def side_vec_env(settings: SelfPlayConfig, side: str, run_dir: Path, side_seed: 
         vec_cls = SubprocVecEnv if envs.subprocess else DummyVecEnv
         return vec_cls([functools.partial(make_selfplay_env, settings, side, str(run_dir), s) for s in seeds])
     games_of_side = [functools.partial(make_selfplay_game, settings, side, str(run_dir), s) for s in seeds]
+    privileged = settings.algorithm.critic == "privileged"  # inputs end with the hidden state, for the critic
     if envs.workers > 1:  # the games' slices stepped by worker processes at the same time
-        return WorkerVecEnv(games_of_side, features=settings.network.features, workers=envs.workers)
-    return SelfPlayVecEnv(games_of_side, features=settings.network.features)
+        return WorkerVecEnv(games_of_side, features=settings.network.features, workers=envs.workers,
+                            privileged=privileged)
+    return SelfPlayVecEnv(games_of_side, features=settings.network.features, privileged=privileged)
 
 
 def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path,

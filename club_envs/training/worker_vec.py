@@ -37,7 +37,7 @@ class WorkerError(RuntimeError):
     """An exception raised inside a game worker (its traceback is in the message)."""
 
 
-def _serve(remote, parent_remote, env_fns: Sequence[Callable[[], Any]], features: str) -> None:
+def _serve(remote, parent_remote, env_fns: Sequence[Callable[[], Any]], features: str, privileged: bool) -> None:
     """A worker's loop: build the slice's vector env, then answer commands until ``close``."""
     parent_remote.close()
     # Ctrl-C reaches the whole process group: the training process decides when to stop (it ends
@@ -47,7 +47,7 @@ def _serve(remote, parent_remote, env_fns: Sequence[Callable[[], Any]], features
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(1, user_api="blas")  # small batched products: one thread (see train.py)
-        venv = SelfPlayVecEnv(env_fns, features=features)
+        venv = SelfPlayVecEnv(env_fns, features=features, privileged=privileged)
     except BaseException:  # noqa: BLE001 -- reported to the training process, which raises it
         remote.send(("error", traceback.format_exc()))
         remote.close()
@@ -98,7 +98,7 @@ class WorkerVecEnv(VecEnv):
     """
 
     def __init__(self, env_fns: Sequence[Callable[[], Any]], features: str = "none", workers: int = 2,
-                 start_method: str | None = None) -> None:
+                 start_method: str | None = None, privileged: bool = False) -> None:
         n = len(env_fns)
         if not 1 <= workers <= n:
             raise ValueError(f"workers={workers}: expected 1..{n} (one or more games per worker)")
@@ -111,7 +111,7 @@ class WorkerVecEnv(VecEnv):
         self._remotes, self._processes = [], []
         for r in self._slices:
             remote, worker_remote = ctx.Pipe()
-            process = ctx.Process(target=_serve, args=(worker_remote, remote, [env_fns[i] for i in r], features),
+            process = ctx.Process(target=_serve, args=(worker_remote, remote, [env_fns[i] for i in r], features, privileged),
                                   daemon=True)
             process.start()
             worker_remote.close()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -46,6 +47,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 PLAYING, FINISHED, ABANDONED = "playing", "finished", "abandoned"
+BOUND_BROWSERS_KEPT = 10_000  # browser bindings kept in memory (a lookup beyond them asks the database)
 
 
 class Base(DeclarativeBase):
@@ -242,6 +244,11 @@ class Store:
         Base.metadata.create_all(self.engine)
         self._session = sessionmaker(self.engine, expire_on_commit=False)
         self.writer = GroupCommit(self._session)
+        # browser -> participant code, as bound here (every request of a study asks it): only this
+        # server binds browsers, so a binding read once or written here stays true until rebound
+        self._bound: OrderedDict[str, str] = OrderedDict()
+        self._bound_lock = threading.Lock()
+        self._binds = 0
 
     def close(self) -> None:
         self.engine.dispose()
@@ -381,11 +388,31 @@ class Store:
                 person.consented_at = now()
 
         self.writer.write(bind)
+        with self._bound_lock:
+            self._binds += 1  # a lookup that read the database before this commit must not be remembered
+            self._remember(browser, code)
 
     def participant_of(self, browser: str) -> str | None:
+        with self._bound_lock:
+            code = self._bound.get(browser)
+            if code is not None:
+                self._bound.move_to_end(browser)
+                return code
+            binds = self._binds
         with self._session() as s:
             row = s.get(BrowserRow, browser)
-            return row.participant if row else None
+            code = row.participant if row else None
+        with self._bound_lock:
+            if code is not None and binds == self._binds:  # unknown browsers are not remembered: anyone can make up ids
+                self._remember(browser, code)
+        return code
+
+    def _remember(self, browser: str, code: str) -> None:
+        """Keep a binding (the caller holds ``_bound_lock``); the least recently used go first."""
+        self._bound[browser] = code
+        self._bound.move_to_end(browser)
+        while len(self._bound) > BOUND_BROWSERS_KEPT:
+            self._bound.popitem(last=False)
 
 
 def _detach(row: GameRow) -> StoredGame:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from fastapi import FastAPI, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 from club_envs import store as db
@@ -134,13 +134,13 @@ def game_page(request: Request, game_id: str, server: ServerDep, delay: int | No
 # ---------------------------------------------------------------------------------------------- API
 
 
-def get_game(request: Request, game_id: str, server: ServerDep) -> dict[str, Any]:
+def get_game(request: Request, game_id: str, server: ServerDep) -> Response:
     entry = find(server, request, game_id)
     with entry.lock:
-        return state_json(server, request, entry)
+        return answer(state_json(server, request, entry))
 
 
-def advance(request: Request, game_id: str, body: StepRequest, server: ServerDep) -> dict[str, Any]:
+def advance(request: Request, game_id: str, body: StepRequest, server: ServerDep) -> Response:
     server.auth.check_token(request, None)
     entry = find(server, request, game_id)
     with entry.lock:
@@ -148,10 +148,11 @@ def advance(request: Request, game_id: str, body: StepRequest, server: ServerDep
         check_step(g, body.step)
         frames = g.advance()
         server.games.persist(entry)
-        return {"frames": [frame_json(server, g, f) for f in frames], "state": state_json(server, request, entry)}
+        return answer({"frames": [frame_json(server, g, f) for f in frames],
+                       "state": state_json(server, request, entry)})
 
 
-def move(request: Request, game_id: str, body: MoveRequest, server: ServerDep) -> dict[str, Any]:
+def move(request: Request, game_id: str, body: MoveRequest, server: ServerDep) -> Response:
     server.auth.check_token(request, None)
     entry = find(server, request, game_id)
     with entry.lock:
@@ -176,7 +177,8 @@ def move(request: Request, game_id: str, body: MoveRequest, server: ServerDep) -
             frames += g.advance()
         finally:  # the person's move and the agents' answers in one commit, before the answer (or the error)
             server.games.persist(entry)
-        return {"frames": [frame_json(server, g, f) for f in frames], "state": state_json(server, request, entry)}
+        return answer({"frames": [frame_json(server, g, f) for f in frames],
+                       "state": state_json(server, request, entry)})
 
 
 def quit_game(request: Request, game_id: str, server: ServerDep) -> dict[str, Any]:
@@ -220,7 +222,14 @@ def render_table(server: Server, g: HumanGame, view: Any, legal: set[int]) -> st
 
 
 def frame_json(server: Server, g: HumanGame, frame: Frame) -> dict[str, Any]:
-    return {"lines": frame.lines, "table_html": render_table(server, g, frame.view, set())}
+    """A frame's lines and its table. The page shows a frame's table only while it waits on the
+    frame's lines; a frame without lines is replaced by the next at once, so it is not drawn."""
+    return {"lines": frame.lines, "table_html": render_table(server, g, frame.view, set()) if frame.lines else None}
+
+
+def answer(content: dict[str, Any]) -> Response:
+    """The JSON of an answer, made once: the dict holds only strings, numbers, lists and dicts."""
+    return JSONResponse(content)
 
 
 def record_link(server: Server, request: Request, entry: Live) -> str | None:

@@ -125,3 +125,30 @@ def test_the_commit_that_ends_a_game_stores_its_status_record_and_last_moves_tog
         assert store.count_playing() == 0
     finally:
         store.close()
+
+
+def test_a_browser_s_participant_is_remembered_as_last_bound_and_unknown_browsers_are_not(tmp_path, database):
+    store = open_store(tmp_path, database)
+    store.ensure_participants(["P-A", "P-B"])
+    assert store.participant_of("browser-1") is None  # not remembered as unknown: a later binding is seen
+    store.bind_browser("browser-1", "P-A", consented=True)
+    assert store.participant_of("browser-1") == "P-A"
+    store.bind_browser("browser-1", "P-B", consented=True)  # the same browser enters another code
+    assert store.participant_of("browser-1") == "P-B"
+    assert store.participant_of("browser-2") is None
+    assert "browser-2" not in store._bound
+    again = open_store(tmp_path, database)  # a restarted server reads the binding from the database
+    assert again.participant_of("browser-1") == "P-B"
+    again.close()
+    store.close()
+
+
+def test_the_bindings_kept_in_memory_stay_bounded(tmp_path, database, monkeypatch):
+    monkeypatch.setattr("club_envs.store.BOUND_BROWSERS_KEPT", 3)
+    store = open_store(tmp_path, database)
+    store.ensure_participants(["P-A"])
+    for n in range(6):
+        store.bind_browser(f"browser-{n}", "P-A", consented=False)
+    assert list(store._bound) == ["browser-3", "browser-4", "browser-5"]
+    assert store.participant_of("browser-0") == "P-A"  # forgotten in memory, still in the database
+    store.close()

@@ -177,7 +177,8 @@ def test_games_are_isolated_and_play_to_saved_records(app, client, tmp_path):
         seed_line = f"Seed {app.state.live[gid].game.seed} "
         assert seed_line not in client.get(f"/games/{gid}").text  # the seed would tell the deal
         while not state["finished"]:
-            r = client.post(f"/api/games/{gid}/move", json=move_body(gid, state, action=rng.choice(state["moves"])["action"]))
+            action = rng.choice(state["moves"])["action"]
+            r = client.post(f"/api/games/{gid}/move", json=move_body(gid, state, action=action))
             assert r.status_code == 200, r.text
             state = r.json()["state"]
         assert snapshot(app)[other] == other_before  # playing one game never moves another
@@ -215,3 +216,30 @@ def test_quit_saves_the_unfinished_game(app, client, tmp_path):
     assert state["abandoned"] and not state["finished"]
     record = records.load(next((tmp_path / "records").glob("*.json")))
     assert "result" not in record and record["abandoned"] is True
+
+
+def test_frames_carry_a_table_only_when_they_have_lines_to_show(app, client):
+    """The page shows a frame's table while it waits on the frame's lines; a frame without lines
+    is replaced by the next at once, so it is not drawn (and the person's turn is always drawn)."""
+    gid = new_game(client, opponent="members_only")
+    state = client.get(f"/api/games/{gid}").json()
+    rng = random.Random(3)
+    seen = {"with": 0, "without": 0}
+    while not state["finished"] and sum(seen.values()) < 200:
+        if state["your_turn"]:
+            action = rng.choice(state["moves"])["action"]
+            r = client.post(f"/api/games/{gid}/move", json=move_body(gid, state, action=action))
+        else:
+            r = client.post(f"/api/games/{gid}/advance", json={"step": state["step"]})
+        assert r.status_code == 200, r.text
+        body = r.json()
+        for frame in body["frames"]:
+            if frame["lines"]:
+                assert frame["table_html"].startswith('<div class="mo">')
+                seen["with"] += 1
+            else:
+                assert frame["table_html"] is None
+                seen["without"] += 1
+        state = body["state"]
+        assert state["table_html"].startswith('<div class="mo">')
+    assert seen["with"] and seen["without"]

@@ -69,7 +69,7 @@
   async function playFrames(data) {
     for (const frame of data.frames) {
       addLines(frame.lines);
-      table.innerHTML = frame.table_html;
+      if (frame.table_html !== null) table.innerHTML = frame.table_html; // a frame without lines is not drawn
       if (delay > 0 && frame.lines.length) await sleep(delay);
     }
     showState(data.state);

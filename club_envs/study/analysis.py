@@ -159,8 +159,8 @@ def duplicate_summary(pairs: list[PairedGame], players: int) -> Duplicate:
     by_deal: dict[int, dict[int, list[PairedGame]]] = defaultdict(lambda: defaultdict(list))
     for p in pairs:
         by_deal[p.seed][p.seat].append(p)
-    per_deal = []
-    for seats in by_deal.values():
+    per_deal = []  # in the order of the deals' seeds, whatever order the games were stored in
+    for _, seats in sorted(by_deal.items()):
         if len(seats) == players:
             per_deal.append(float(np.mean([np.mean([p.person_win for p in g]) - g[0].agent_win
                                            for g in seats.values()])))

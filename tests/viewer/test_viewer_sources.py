@@ -1,5 +1,5 @@
 """The viewer works on records from every source: ``simulate``, ``evaluate`` (and so training's
-evaluations, which play through the same series), the PettingZoo and Gymnasium environments, and
+evaluations, which play through the same series), the PettingZoo and Gymnasium environments, the batched engines (``keep_records``), and
 games against a person (play and studies); an agent it cannot load is said so, not guessed."""
 
 from __future__ import annotations
@@ -84,3 +84,33 @@ def test_records_of_a_person_show_what_the_shipped_agent_would_have_done():
     for n in range(1, replay.total + 1):
         thinking = replay.thinking(n, str(other))
         assert thinking is None or thinking["seat"] == other
+
+
+@pytest.mark.parametrize("game", ["members_only", "arkham_decoders"])
+def test_records_of_the_batched_engines(tmp_path, game):
+    """The vector environments' ``keep_records`` records (rebuilt on the reference engine, with the
+    deal in place of a seed) step through the viewer like any other."""
+    import gymnasium
+    import numpy as np
+
+    from club_envs.games import get_spec
+
+    spec = get_spec(game)
+    env = gymnasium.make_vec(spec.gym_id, num_envs=4, vectorization_mode="vector_entry_point",
+                             num_players=spec.player_counts[0], keep_records=True)
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    found = []
+    for _ in range(5000):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, _, _, _, info = env.step(actions)
+        if "_record" in info and info["_record"].any():
+            found.extend(info["record"][i] for i in np.flatnonzero(info["_record"]))
+        if found:
+            break
+    env.close()
+    assert found, "no game of the batched engine ended"
+    path = records.save(found[0], tmp_path / "batched.json")  # as a user keeps it, then read as the viewer reads
+    replay = _check(records.load(path))
+    assert replay.num_players == spec.player_counts[0]

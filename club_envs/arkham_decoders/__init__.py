@@ -1,6 +1,7 @@
 """Arkham Decoders Club (Hironori Matsumoto): the game package (see :mod:`club_envs.games` for the contract)."""
 
-from club_envs.arkham_decoders.bots import AGENT_NAMES, HeuristicAgent, make_agent
+from club_envs.arkham_decoders.bots import HeuristicAgent
+from club_envs.arkham_decoders.roster import AGENT_NAMES, make_agent
 from club_envs.arkham_decoders.engine import State, View
 from club_envs.arkham_decoders.match import outcomes, play_match
 from club_envs.arkham_decoders.observer import Observer

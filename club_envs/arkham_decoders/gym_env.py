@@ -46,7 +46,7 @@ from gymnasium import spaces
 
 from club_envs.agents.base import Agent, Decision, as_agent, play_through
 from club_envs.arkham_decoders import actions as A
-from club_envs.arkham_decoders.bots import AGENT_NAMES, make_agent
+from club_envs.arkham_decoders.roster import AGENT_NAMES, make_agent
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.env import ILLEGAL_MODES, REWARD_MODES, team_reward
 from club_envs.arkham_decoders.observer import GLOBAL_EXTRA, MAX_SEATS, Observer, global_state

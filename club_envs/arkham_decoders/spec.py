@@ -1,6 +1,6 @@
 """Arkham Decoders Club as the rest of club-envs sees it (see :mod:`club_envs.game_spec`)."""
 
-from club_envs.arkham_decoders.bots import AGENT_NAMES
+from club_envs.arkham_decoders.roster import AGENT_NAMES
 from club_envs.arkham_decoders.rules import BLACK_MAN, GAME_NAME, INVESTIGATOR, LEADER, MEMBER, PLAYER_COUNTS, ROLES
 from club_envs.game_spec import PACKAGE_LAYOUT_HOOKS, GameSpec, Side
 
@@ -22,6 +22,7 @@ SPEC = GameSpec(
     aliases=("arkham",),
     hooks={
         **PACKAGE_LAYOUT_HOOKS,
+        "make_agent": ".roster:make_agent",
         "gym_env": ".gym_env:ArkhamDecodersGymEnv",
         "vector_game": ".vector_game:ArkhamDecodersVectorGame",
         "black_man_agent": ".vote_value:BlackManAgent",

@@ -1,6 +1,7 @@
 """Members Only (Reiner Knizia): the game package (see :mod:`club_envs.games` for the contract)."""
 
-from club_envs.members_only.bots import AGENT_NAMES, HeuristicAgent, make_agent
+from club_envs.members_only.bots import HeuristicAgent
+from club_envs.members_only.roster import AGENT_NAMES, make_agent
 from club_envs.members_only.match import outcomes, play_match
 from club_envs.members_only.replay import replay
 from club_envs.members_only.rules import GAME_NAME as RECORD_NAME

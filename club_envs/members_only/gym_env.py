@@ -43,7 +43,7 @@ from gymnasium import spaces
 from club_envs.agents.base import Agent, Decision, as_agent, play_through
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
-from club_envs.members_only.bots import make_agent
+from club_envs.members_only.roster import make_agent
 from club_envs.members_only.engine import State
 from club_envs.members_only.env import ILLEGAL_ACTION_MODES, REWARD_MODES, relative_to_others, win_rewards
 from club_envs.members_only.match import agent_seeds

@@ -1,6 +1,6 @@
 """Members Only as the rest of club-envs sees it (see :mod:`club_envs.game_spec`)."""
 
-from club_envs.members_only.bots import AGENT_NAMES
+from club_envs.members_only.roster import AGENT_NAMES
 from club_envs.game_spec import PACKAGE_LAYOUT_HOOKS, GameSpec, Side
 from club_envs.members_only.rules import GAME_NAME, PLAYER_COUNTS
 
@@ -21,6 +21,7 @@ SPEC = GameSpec(
     aliases=("members-only",),
     hooks={
         **PACKAGE_LAYOUT_HOOKS,
+        "make_agent": ".roster:make_agent",
         "gym_env": ".gym_env:MembersOnlyGymEnv",
         "vector_game": ".vector_game:MembersOnlyVectorGame",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",

@@ -49,7 +49,7 @@ from club_envs.agents.base import Decision
 from club_envs.members_only import actions as A
 from club_envs.members_only.belief_agent import BeliefAgent
 from club_envs.members_only.belief_model import PRIOR_SCALE, BeliefModel, clipped_log, prior_offsets
-from club_envs.members_only.bots import make_agent
+from club_envs.members_only.roster import make_agent
 from club_envs.members_only.engine import DISCARD, State
 from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import Observer

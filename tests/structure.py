@@ -47,7 +47,7 @@ LAYERS = {
     "club_envs.members_only": 1, "club_envs.arkham_decoders": 1, "club_envs.members_only_v0": 1,
     "club_envs.arkham_decoders_v0": 1,
     # 2: agents by name, policies, extra inputs, line-ups, search agents, evaluation
-    "club_envs.agents": 2, "club_envs.search": 2, "club_envs.evaluation": 2,
+    "club_envs.agents": 2, "club_envs.search": 2, "club_envs.evaluation": 2, "club_envs.evaluation_pools": 2,
     "club_envs.sb3": 2,  # stable-baselines3's view of the vector environments
     # 3: the applications
     "club_envs.store": 3, "club_envs.report": 3, "club_envs.training": 3, "club_envs.play": 3,

@@ -16,6 +16,7 @@ from club_envs.agents.lineup import Lineup
 from club_envs.agents.registry import load as load_agent
 from club_envs.cli.checks import check_count, check_output_file, check_output_folder, check_roles, check_seed
 from club_envs.evaluation import format_table, play_series, play_series_parallel
+from club_envs.evaluation_pools import POOL_NAMES, evaluate_pool, format_rows, pool
 from club_envs.games import game_names, load_game
 
 
@@ -31,6 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--records", type=Path, default=None, help="folder to save every game's record in")
     p.add_argument("--json", type=Path, default=None, help="write the summary as JSON to this file")
     p.add_argument("--workers", type=int, default=1, help="processes to play in (default 1); same games, same totals")
+    p.add_argument("--pool", choices=POOL_NAMES, default=None,
+                   help="play the one agent of --agents against every opponent of this pool (holdout: the held-out "
+                        "pool no training run sees), --games games each")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p
 
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     check_output_folder(args.records, "--records")
     check_output_file(args.json, "--json")
     config = game.Config(num_players=args.players)
+    if args.pool is not None:
+        return _run_pool(args, game, config)
     lineup = Lineup.parse(args.agents, game, args.players)
     for name in lineup.names():  # an unknown or unreadable agent fails before the first game
         roles = [r for r, n in lineup.per_role.items() if n == name] if lineup.per_role else game.ROLES
@@ -74,4 +80,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"summary written to {args.json}")
     if args.records is not None:
         print(f"{args.games} records written to {args.records}")
+    return 0
+
+
+def _run_pool(args: argparse.Namespace, game, config) -> int:
+    """``--pool``: the one agent of ``--agents`` against every member of the pool."""
+    if any(mark in args.agents for mark in (",", "=")):
+        raise ValueError(f"--pool plays one agent against the pool; --agents must name one agent, got {args.agents!r}")
+    if args.workers != 1 or args.records is not None:
+        raise ValueError("--pool plays in one process and keeps no records; drop --workers and --records")
+    load_agent(args.agents, game=game, config=config)  # an unknown agent fails before the first game
+    rows = evaluate_pool(game, config, args.agents, pool(args.pool, game), games=args.games, seed=args.seed)
+    print(format_rows(args.agents, rows))
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        summary = {"game": game.RECORD_NAME, "players": args.players, "agent": args.agents, "pool": args.pool,
+                   "seed": args.seed, "rows": [r.as_json() for r in rows]}
+        args.json.write_text(json.dumps(summary, indent=2))
+        print(f"summary written to {args.json}")
     return 0

@@ -29,7 +29,10 @@ import yaml
 from club_envs import limits
 from club_envs.agents.features import names as feature_names
 from club_envs.agents.features import get as get_features
+from club_envs.arkham_decoders import styles as arkham_styles
+from club_envs.evaluation_pools import holdout_names_in, is_holdout
 from club_envs.games import get_spec, specs
+from club_envs.members_only import styles as members_only_styles
 from club_envs.limits import brief, count_nodes, one_line
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
 from club_envs.training.settings import (CRITICS, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
@@ -52,7 +55,9 @@ def sides_table() -> dict[str, tuple[str, ...]]:
 
 
 def bots_table() -> dict[str, tuple[str, ...]]:
-    return {spec.name: tuple(sorted(spec.bots, key=lambda b: b != "heuristic")) for spec in specs()}
+    """The bots a training config may seat, per game: the game's bots but the held-out ones."""
+    return {spec.name: tuple(sorted((b for b in spec.bots if not is_holdout(b)), key=lambda b: b != "heuristic"))
+            for spec in specs()}
 
 
 def bot_names() -> tuple[str, ...]:
@@ -238,7 +243,7 @@ def selfplay_schema() -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the belief recipes
 # Members Only belief iteration (club_envs.training.belief) and the Arkham team's (club_envs.training.arkham_belief)
-BELIEF_BOTS = ("heuristic", "random", "heuristic_sampled", "heuristic_bold")
+BELIEF_BOTS = ("heuristic", "random", "heuristic_sampled", "heuristic_bold", *members_only_styles.NAMES)
 BELIEF_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -275,7 +280,8 @@ BELIEF_DEFAULTS: dict[str, Any] = {
     "evaluation": {"games": 300, "opponents": ["heuristic", "random"]},
     "seed": 0,
 }
-ARKHAM_BELIEF_BOTS = ("heuristic", "random")  # the Black Men a config may name (the game's own bots)
+# the Black Men a config may name (the game's own bots but the held-out ones)
+ARKHAM_BELIEF_BOTS = ("heuristic", "random", *arkham_styles.NAMES)
 ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -403,6 +409,18 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     return copy.deepcopy(dict(from_mapping(raw, source).raw))
 
 
+def _refuse_holdout(raw: Any, source: str) -> None:
+    """No training config may seat a held-out bot anywhere (opponents, evaluation opponents that
+    pick the best checkpoint, belief-data opponents): what it was kept out of must stay unseen."""
+    found = holdout_names_in(raw)
+    if found:
+        key, name = found[0]
+        raise ConfigFileError(f"{source}: {key}: {name!r} belongs to the held-out evaluation pool "
+                              "(club_envs.evaluation_pools), which no training run may use; evaluate against it "
+                              "with club-envs evaluate --pool holdout, and train against the style bots "
+                              "(*_style_mix) or the other bots instead")
+
+
 def checked(raw: Any, schema: Mapping[str, Any], defaults: Mapping[str, Any], source: str) -> dict[str, Any]:
     """``raw`` checked against ``schema`` (one :class:`ConfigFileError` line naming the key at
     fault) and merged over ``defaults``: what every trainer's config goes through."""
@@ -412,6 +430,7 @@ def checked(raw: Any, schema: Mapping[str, Any], defaults: Mapping[str, Any], so
         raise ConfigFileError(f"{source}: holds more than {MAX_VALUES} values once its aliases are expanded; "
                               "a config holds about a hundred")
     _check_plain_data(raw, source)
+    _refuse_holdout(raw, source)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(raw), key=lambda e: (len(list(e.absolute_path)), str(e.absolute_path)))
     if errors:

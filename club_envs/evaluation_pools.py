@@ -1,0 +1,153 @@
+"""Evaluation pools: named sets of opponents an agent is measured against, one after another.
+
+``holdout`` is the **held-out pool**: opponents no training run may see, so that a result against
+it tells how an agent does against players it never learned the tells of. It holds, per game,
+
+* the game's held-out bot families -- every built-in bot whose name starts with ``holdout_``
+  (:mod:`club_envs.members_only.holdout`, :mod:`club_envs.arkham_decoders.holdout`): decision
+  rules written apart from the heuristic, not retunings of it;
+* ``ismcts`` (:mod:`club_envs.search`), a search that plays by the rules rather than by a model of
+  our bots;
+* every shipped agent of the game installed here (``members_only_belief``, ``arkham_team``, ...),
+  each on the sides it plays.
+
+The training configs refuse the ``holdout_`` bots wherever they name an agent
+(:func:`holdout_names_in`, asked by :mod:`club_envs.training.config` before its schema): as opponents, as evaluation
+opponents (which pick the best checkpoint), as belief-data opponents. ``ismcts`` and the shipped
+agents cannot be named there in the first place (the configs take only built-in bots).
+
+``club-envs evaluate GAME --players N --agents NAME --pool holdout`` plays ``NAME`` against every
+member (:func:`evaluate_pool`): without roles in one seat against the member in every other seat;
+with sides (Arkham), on each side ``NAME`` plays, against members that play the other side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from club_envs.agents.registry import SEARCH_BOT, SHIPPED, load, shipped_names
+from club_envs.evaluation import play_series
+from club_envs.games import get_spec, spec_of
+from club_envs.stats import wilson_interval
+
+HOLDOUT_PREFIX = "holdout_"
+POOL_NAMES = ("holdout",)
+
+
+def is_holdout(name: str) -> bool:
+    """Whether ``name`` (an agent name, options after a colon allowed) is a held-out bot."""
+    return isinstance(name, str) and name.split(":")[0].strip().lower().startswith(HOLDOUT_PREFIX)
+
+
+def holdout_names_in(data: Any, path: str = "") -> list[tuple[str, str]]:
+    """Every ``(dotted key, name)`` in a config's raw data whose value is a held-out bot's name,
+    however deep (a list item's key is its list's key)."""
+    found: list[tuple[str, str]] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += holdout_names_in(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(data, (list, tuple)):
+        for value in data:
+            found += holdout_names_in(value, path)
+    elif is_holdout(data):
+        found.append((path, data))
+    return found
+
+
+@dataclass(frozen=True)
+class PoolMember:
+    """One opponent of a pool: an agent name and the roles it plays (``None``: every seat)."""
+
+    name: str
+    roles: tuple[str, ...] | None = None
+
+
+def holdout_pool(game: Any) -> list[PoolMember]:
+    """The held-out pool of ``game`` (module docstring), in a fixed order."""
+    spec = spec_of(game)
+    members = [PoolMember(b) for b in spec.bots if is_holdout(b)]
+    members.append(PoolMember(SEARCH_BOT))
+    for name in shipped_names():
+        game_name, files = SHIPPED[name]
+        if get_spec(game_name).record_name != spec.record_name:
+            continue
+        members.append(PoolMember(name, None if "*" in files else tuple(files)))
+    return members
+
+
+POOLS: dict[str, Callable[[Any], list[PoolMember]]] = {"holdout": holdout_pool}
+
+
+def pool(name: str, game: Any) -> list[PoolMember]:
+    """The members of pool ``name`` for ``game``."""
+    if name not in POOLS:
+        raise ValueError(f"unknown evaluation pool {name!r}; expected one of {', '.join(POOL_NAMES)}")
+    return POOLS[name](game)
+
+
+@dataclass(frozen=True)
+class PoolRow:
+    """The evaluated agent's result against one member, on one side (``None``: a game without sides)."""
+
+    opponent: str
+    side: str | None
+    games: int
+    wins: float
+
+    @property
+    def win_share(self) -> float:
+        return self.wins / self.games if self.games else float("nan")
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+    def as_json(self) -> dict[str, Any]:
+        lo, hi = self.interval
+        return {"opponent": self.opponent, "side": self.side, "games": self.games, "win_share": self.win_share,
+                "win_share_95ci": [lo, hi]}
+
+
+def _plays(roles_of: tuple[str, ...] | None, wanted: tuple[str, ...]) -> bool:
+    return roles_of is None or all(r in roles_of for r in wanted)
+
+
+def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember], games: int,
+                  seed: int) -> list[PoolRow]:
+    """``agent`` against every member of a pool, ``games`` games each on the seed series ``seed``."""
+    spec = spec_of(game)
+    agent_roles = getattr(load(agent, game=game, config=config), "by_role", None)
+    agent_roles = tuple(agent_roles) if agent_roles is not None else None
+    rows = []
+    for member in members:
+        if not spec.roles:
+            if member.name == agent:  # its seats could not be told apart in the tally
+                continue
+            lineup = [agent] + [member.name] * (config.num_players - 1)
+            result = play_series(game, config, seat_agents=lineup, games=games, seed=seed)
+            tally = result.by_agent[agent]
+            rows.append(PoolRow(member.name, None, tally.seats, tally.wins))
+            continue
+        for side in spec.sides:
+            others = tuple(r for r in spec.roles if r not in side.roles)
+            if member.name == agent or not _plays(agent_roles, side.roles) or not _plays(member.roles, others):
+                continue
+            roles = {r: agent for r in side.roles} | {r: member.name for r in others}
+            result = play_series(game, config, role_agents=roles, games=games, seed=seed)
+            # a side's seats share each game's result: one game counts once
+            tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
+            wins = sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games
+            rows.append(PoolRow(member.name, side.name, games, wins))
+    return rows
+
+
+def format_rows(agent: str, rows: list[PoolRow]) -> str:
+    lines = [f"{agent} against the pool",
+             f"{'opponent':<28} {'side':<10} {'games':>6} {'win share':>10} {'95% interval':>16}"]
+    for row in rows:
+        lo, hi = row.interval
+        lines.append(f"{row.opponent:<28} {row.side or 'all':<10} {row.games:>6} {row.win_share:>10.3f} "
+                     f"{f'[{lo:.3f}, {hi:.3f}]':>16}")
+    return "\n".join(lines)

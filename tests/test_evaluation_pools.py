@@ -1,0 +1,106 @@
+"""The held-out evaluation pool: what it holds, that training configs refuse it, and --pool."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from club_envs.agents.registry import SHIPPED, shipped_names
+from club_envs.cli import main
+from club_envs.evaluation_pools import PoolMember, evaluate_pool, holdout_names_in, holdout_pool, is_holdout, pool
+from club_envs.games import load_game
+from club_envs.training.config import ConfigFileError, bots_table, from_mapping
+from club_envs.training.settings import ArkhamBeliefConfig, BeliefConfig
+
+
+@pytest.mark.parametrize("game_name", ["members_only", "arkham_decoders"])
+def test_the_holdout_pool_holds_the_games_holdout_bots_ismcts_and_its_shipped_agents(game_name):
+    game = load_game(game_name)
+    members = {m.name: m for m in holdout_pool(game)}
+    holdouts = [b for b in game.SPEC.bots if b.startswith("holdout_")]
+    assert len(holdouts) == 3 and all(h in members for h in holdouts)
+    assert "ismcts" in members
+    mine = [n for n in shipped_names() if SHIPPED[n][0] == game.RECORD_NAME]
+    assert mine and all(n in members for n in mine)
+    assert not [n for n in shipped_names() if SHIPPED[n][0] != game.RECORD_NAME and n in members]
+    assert not any(b in members for b in ("heuristic", "random")) and not any("style" in n for n in members)
+    if "arkham_black_man" in members:
+        assert members["arkham_black_man"].roles == ("black_man",)
+    assert pool("holdout", game) == holdout_pool(game)
+    with pytest.raises(ValueError, match="unknown evaluation pool 'heldout'; expected one of holdout"):
+        pool("heldout", game)
+
+
+def test_holdout_names_are_found_anywhere_in_a_config():
+    assert is_holdout("holdout_margin") and is_holdout("Holdout_Prover:greedy") and not is_holdout("heuristic")
+    raw = {"selfplay": {"bots": ["heuristic", "holdout_gambler"]}, "evaluation": {"opponents": ["holdout_greedy"]}}
+    assert holdout_names_in(raw) == [("selfplay.bots", "holdout_gambler"), ("evaluation.opponents", "holdout_greedy")]
+
+
+@pytest.mark.parametrize("raw, key", [
+    ({"game": {"name": "members_only", "num_players": 4}, "selfplay": {"bots": ["heuristic", "holdout_margin"]}},
+     "selfplay.bots"),
+    ({"game": {"name": "members_only", "num_players": 4}, "evaluation": {"opponents": ["holdout_prover"]}},
+     "evaluation.opponents"),
+    ({"game": {"name": "arkham_decoders", "num_players": 5}, "selfplay": {"bots": ["holdout_impostor"]}},
+     "selfplay.bots"),
+    ({"recipe": BeliefConfig.RECIPE, "selfplay": {"opponents": ["holdout_gambler"], "opponent_share": 0.5}},
+     "selfplay.opponents"),
+    ({"recipe": ArkhamBeliefConfig.RECIPE, "evaluation": {"opponents": ["holdout_counter"]}}, "evaluation.opponents"),
+])
+def test_training_configs_refuse_holdout_bots_with_one_clear_line(raw, key):
+    with pytest.raises(ConfigFileError, match=rf"^x\.yaml: {key}: 'holdout_\w+' belongs to the held-out evaluation "
+                                              r"pool .*no training run may use"):
+        from_mapping(raw, "x.yaml")
+
+
+def test_training_configs_take_the_style_bots_and_never_list_holdout_bots_as_allowed():
+    config = from_mapping({"game": {"name": "members_only", "num_players": 4},
+                           "selfplay": {"bots": ["heuristic", "members_only_style_mix", "members_only_style_bold"]}}, "x")
+    assert config.selfplay.bots == ("heuristic", "members_only_style_mix", "members_only_style_bold")
+    from_mapping({"game": {"name": "arkham_decoders", "num_players": 5}, "selfplay": {"bots": ["arkham_style_mix"]}}, "x")
+    assert all(not is_holdout(b) for bots in bots_table().values() for b in bots)
+    with pytest.raises(ConfigFileError, match="'arkham_style_mix' is not a members_only bot"):
+        from_mapping({"game": {"name": "members_only", "num_players": 4}, "selfplay": {"bots": ["arkham_style_mix"]}}, "x")
+
+
+def test_belief_configs_take_the_style_mixes_as_data_opponents():
+    mo = from_mapping({"recipe": BeliefConfig.RECIPE,
+                       "selfplay": {"opponents": ["members_only_style_mix"], "opponent_share": 0.5}}, "x")
+    assert mo.opponents == ("members_only_style_mix",)
+    ak = from_mapping({"recipe": ArkhamBeliefConfig.RECIPE,
+                       "selfplay": {"opponents": ["heuristic", "arkham_style_mix", "arkham_style_bluffer"]}}, "x")
+    assert ak.opponents == ("heuristic", "arkham_style_mix", "arkham_style_bluffer")
+
+
+def test_evaluate_pool_plays_each_member_on_the_sides_it_can_and_repeats_given_its_seed():
+    game = load_game("arkham_decoders")
+    config = game.Config(num_players=5)
+    members = [PoolMember("holdout_greedy"), PoolMember("holdout_counter", ("leader", "member", "investigator"))]
+    rows = evaluate_pool(game, config, "heuristic", members, games=6, seed=3)
+    assert [(r.opponent, r.side) for r in rows] == [("holdout_greedy", "team"), ("holdout_greedy", "black_man"),
+                                                     ("holdout_counter", "black_man")]
+    assert all(r.games == 6 and 0 <= r.win_share <= 1 for r in rows)
+    assert [r.wins for r in rows] == [r.wins for r in evaluate_pool(game, config, "heuristic", members, 6, 3)]
+    mo = load_game("members_only")
+    rows = evaluate_pool(mo, mo.Config(num_players=4), "heuristic", [PoolMember("holdout_gambler"),
+                                                                     PoolMember("heuristic")], games=4, seed=1)
+    assert [(r.opponent, r.side, r.games) for r in rows] == [("holdout_gambler", None, 4)]  # never against itself
+
+
+def test_cli_evaluate_pool_writes_a_row_per_opponent(tmp_path, capsys, monkeypatch):
+    import club_envs.cli.evaluate as cli_evaluate
+
+    monkeypatch.setattr(cli_evaluate, "pool", lambda name, game: [PoolMember("holdout_prover"),
+                                                                  PoolMember("holdout_margin")])
+    out = tmp_path / "pool.json"
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "heuristic", "--pool", "holdout",
+                 "--games", "3", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "heuristic against the pool" in printed and "holdout_margin" in printed
+    summary = json.loads(out.read_text())
+    assert summary["pool"] == "holdout" and [r["opponent"] for r in summary["rows"]] == ["holdout_prover", "holdout_margin"]
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "heuristic,random,random",
+                 "--pool", "holdout"]) == 2
+    assert "--agents must name one agent" in capsys.readouterr().err

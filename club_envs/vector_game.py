@@ -50,9 +50,9 @@ same actions give the same games. Bad input -- a wrong shape or dtype, an illega
 game -- raises :class:`~club_envs.errors.IllegalActionError` naming the game and its legal actions,
 and no game moves.
 
-A game provides its batched version by subclassing :class:`VectorGame` (five methods over its own
-arrays) and naming it in its spec's optional ``vector_game`` hook; :func:`make_vector_game` finds
-it by the game's name.
+A game provides its batched version by subclassing :class:`VectorGame` (three methods over its
+batched engine, which it hands over with its batched observer) and naming it in its spec's optional
+``vector_game`` hook; :func:`make_vector_game` finds it by the game's name.
 """
 
 from __future__ import annotations
@@ -87,17 +87,22 @@ class VectorGameStep(NamedTuple):
 class VectorGame(ABC):
     """N games of one table size, every seat played by the caller (see the module docstring).
 
-    A game implements :meth:`_new_games`, :meth:`_play`, :meth:`_ends`, :meth:`_observe`,
-    :meth:`_legal_masks`, :meth:`_current_player` and :meth:`_results` over its own batched engine,
-    and sets ``num_games``, ``num_players``, ``single_observation_space`` (a ``Box``) and
-    ``single_action_space`` (a ``Discrete``) before calling :meth:`_setup`; this class does the
-    checks, the rewards' bookkeeping, the autoreset and the infos.
+    A game implements :meth:`_new_games`, :meth:`_play` and :meth:`_results` over its own batched
+    engine, and sets ``num_games``, ``num_players``, ``single_observation_space`` (a ``Box``),
+    ``single_action_space`` (a ``Discrete``), ``games`` (its batched engine) and ``observer`` (its
+    batched observer) before calling :meth:`_setup`; this class does the checks, the rewards'
+    bookkeeping, the autoreset and the infos. :meth:`_ends`, :meth:`_observe`, :meth:`_legal_masks`
+    and :meth:`_current_player` read ``games`` and ``observer`` through the interface both batched
+    engines share (``is_terminal``, ``is_truncated``, ``legal_masks()``, ``current_player``;
+    ``observe_games``); a game whose engine differs overrides them.
     """
 
     num_games: int
     num_players: int
     single_observation_space: spaces.Box
     single_action_space: spaces.Discrete
+    games: Any  # the batched engine
+    observer: Any  # the batched observer
 
     def _setup(self, autoreset: bool) -> None:
         if not isinstance(autoreset, bool):
@@ -122,21 +127,21 @@ class VectorGame(ABC):
         playing raises :class:`IllegalActionError` naming the game and its legal actions, before
         any game moves."""
 
-    @abstractmethod
     def _ends(self) -> tuple[np.ndarray, np.ndarray]:
         """``(terminated, truncated)``: (N,) bool, the games over by their rules / cut short."""
+        return self.games.is_terminal, self.games.is_truncated
 
-    @abstractmethod
     def _observe(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """(K, obs) float32: row ``k`` is seat ``seats[k]``'s view of game ``games[k]``."""
+        return self.observer.observe_games(self.games, games, seats)
 
-    @abstractmethod
     def _legal_masks(self) -> np.ndarray:
         """(N, A) bool: the legal actions of each game's player to move (all False once over)."""
+        return self.games.legal_masks()
 
-    @abstractmethod
     def _current_player(self) -> np.ndarray:
         """(N,) integers: each game's seat to move, -1 once over."""
+        return self.games.current_player
 
     @abstractmethod
     def _results(self, games: np.ndarray) -> dict[str, np.ndarray]:

@@ -693,15 +693,21 @@ class VectorGames:
         """New games (dealt from each game's generator) where ``mask`` is set."""
         reset_games(self.tables, self.rules, np.asarray(mask, dtype=np.bool_))
 
-    def step(self, actions: Any) -> None:
-        """One action per game; :class:`IllegalActionError` (naming the game and its legal actions)
-        leaves every game as it was."""
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as int64 if each game still playing can take its own; otherwise
+        :class:`IllegalActionError` naming the (first) game at fault, its seat to move, its phase and
+        its legal actions. Nothing moves either way: a caller checks all games before playing any."""
         actions = check_action_array(actions, self.num_games)
         bad = first_illegal(self.tables, actions)
         if bad >= 0:
             who = f"seat {self.tables.current[bad]}"
             raise IllegalActionError(describe_illegal(self.tables, self.legal_masks()[bad], bad, actions[bad], who))
-        step_games(self.tables, self.rules, actions)
+        return actions
+
+    def step(self, actions: Any) -> None:
+        """One action per game; :class:`IllegalActionError` (naming the game and its legal actions)
+        leaves every game as it was."""
+        step_games(self.tables, self.rules, self.check_actions(actions))
 
     def legal_masks(self, out: np.ndarray | None = None) -> np.ndarray:
         """(N, NUM_ACTIONS) bool: the legal actions of every game's player to move."""

@@ -39,19 +39,12 @@ from gymnasium import spaces
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.env import REWARD_MODES
 from club_envs.arkham_decoders.rules import Config
-from club_envs.arkham_decoders.vector_engine import (
-    END,
-    Rules,
-    VectorGames,
-    apply_action,
-    describe_illegal,
-    first_illegal,
-)
+from club_envs.arkham_decoders.vector_engine import END, Rules, VectorGames, apply_action
 from club_envs.arkham_decoders.vector_env import end_reward
 from club_envs.arkham_decoders.vector_observer import SIZE, VectorObserver
 from club_envs.arkham_decoders.vector_records import ActionLog, game_record, log_action
 from club_envs.compiled import compiled
-from club_envs.errors import IllegalActionError, check_choice
+from club_envs.errors import check_choice
 from club_envs.vector_game import VectorGame
 
 
@@ -125,24 +118,9 @@ class ArkhamDecodersVectorGame(VectorGame):
         self._log.counts[:] = 0
 
     def _play(self, actions: np.ndarray, rewards: np.ndarray) -> None:
-        tables = self.games.tables
-        bad = first_illegal(tables, actions)
-        if bad >= 0:
-            who = f"seat {tables.current[bad]}"
-            raise IllegalActionError(describe_illegal(tables, self.games.legal_masks()[bad], bad, actions[bad], who))
-        play_moves(tables, self.games.rules, actions, self._reward_code, rewards, self._log.actions, self._log.counts)
-
-    def _ends(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.games.is_terminal, self.games.is_truncated
-
-    def _observe(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self.observer.observe_games(self.games, games, seats)
-
-    def _legal_masks(self) -> np.ndarray:
-        return self.games.legal_masks()
-
-    def _current_player(self) -> np.ndarray:
-        return self.games.current_player
+        self.games.check_actions(actions)
+        play_moves(self.games.tables, self.games.rules, actions, self._reward_code, rewards, self._log.actions,
+                   self._log.counts)
 
     def _results(self, games: np.ndarray) -> dict[str, np.ndarray]:
         totals, scores, winners = self.games.scores()

@@ -156,18 +156,6 @@ class MembersOnlyVectorGame(VectorGame):
         play_moves(self.games.tables, self.games.rules, actions, REWARD_MODES.index(self.reward_mode),
                    self.heat_shaping, self._winners, rewards, self._row)
 
-    def _ends(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.games.is_terminal, self.games.is_truncated
-
-    def _observe(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        return self.observer.observe_games(self.games, games, seats)
-
-    def _legal_masks(self) -> np.ndarray:
-        return self.games.legal_masks()
-
-    def _current_player(self) -> np.ndarray:
-        return self.games.current_player
-
     def _results(self, games: np.ndarray) -> dict[str, np.ndarray]:
         scores, winners = self.games.scores()
         return {"scores": scores[games], "winners": winners[games]}

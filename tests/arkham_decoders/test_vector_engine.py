@@ -15,12 +15,7 @@ reads the setting when it is imported.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
 
@@ -31,12 +26,10 @@ from club_envs.arkham_decoders.rules import Config
 from club_envs.arkham_decoders.vector_engine import PHASE_NAMES, REASONS, VectorGames
 from club_envs.arkham_decoders.vector_observer import VectorObserver
 from club_envs.errors import IllegalActionError
+from tests.differential import LONG, NO_JIT, passes_without_jit
 
-LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
-NO_JIT = numba.config.DISABLE_JIT
 GAMES = 2_600 if LONG else (2 if NO_JIT else 40)  # per case; 4 cases
 BATCH = 64
-ROOT = Path(__file__).resolve().parents[2]
 SLICES = Observer().slices
 
 CASES = {
@@ -149,13 +142,7 @@ def test_batched_games_replay_identically_on_the_reference_engine(case):
 
 
 def test_the_same_replay_passes_with_the_jit_disabled():
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT), "CLUB_ENVS_LONG": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"{__file__}::test_batched_games_replay_identically_on_the_reference_engine"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passes_without_jit(__file__, "test_batched_games_replay_identically_on_the_reference_engine")
 
 
 def test_games_reach_every_ending_and_rule():
@@ -188,6 +175,30 @@ def test_an_illegal_action_names_the_game_and_its_legal_actions_and_moves_no_gam
         games.step(actions.astype(np.float64))
     with pytest.raises(IllegalActionError, match="one per game"):
         games.step(actions[:2])
+
+
+def test_check_actions_names_the_game_at_fault_and_corrupts_no_game():
+    """The check the batched multi-agent game runs before its compiled moves: legal actions come
+    back as int64; an illegal one in any game is named with its seat, phase and legal actions,
+    and every game -- the one at fault and the others -- then plays on as an unchecked copy does."""
+    games, twin = VectorGames(Config(num_players=5), 4, seed=3), VectorGames(Config(num_players=5), 4, seed=3)
+    legal = np.array([np.flatnonzero(m)[0] for m in games.legal_masks()], dtype=np.int32)
+    checked = games.check_actions(legal)
+    assert checked.dtype == np.int64 and (checked == legal).all()
+    bad = legal.copy()
+    bad[3] = A.AGREE  # a vote in the proposal phase
+    seat = int(games.tables.current[3])
+    names = ", ".join(f"{a} ({A.action_to_string(int(a))})" for a in np.flatnonzero(games.legal_masks()[3]))
+    with pytest.raises(IllegalActionError) as raised:
+        games.check_actions(bad)
+    assert str(raised.value) == (f"game 3: action 25 is not legal for seat {seat} in the proposal phase; "
+                                 f"legal actions: {names}")
+    assert same_tables(games.tables, twin.tables)
+    for _ in range(40):  # the same moves in both: every game stays the twin's
+        actions = np.array([np.flatnonzero(m)[-1] for m in games.legal_masks()])
+        games.step(actions)
+        twin.step(actions)
+        assert same_tables(games.tables, twin.tables)
 
 
 def test_a_seed_gives_the_same_games_and_each_game_its_own_stream():

@@ -13,12 +13,6 @@ with ``NUMBA_DISABLE_JIT=1``, in a subprocess because numba reads the setting wh
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -30,12 +24,10 @@ from club_envs.arkham_decoders.replay import replay
 from club_envs.arkham_decoders.vector_game import ArkhamDecodersVectorGame
 from club_envs.errors import IllegalActionError
 from club_envs.vector_game import VectorGameStep, make_vector_game, vector_game_names
+from tests.differential import LONG, NO_JIT, check_end, check_move, check_position, passes_without_jit, random_moves
 
-LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
-NO_JIT = numba.config.DISABLE_JIT
 GAMES = 520 if LONG else (2 if NO_JIT else 12)  # per case
 BATCH = 40
-ROOT = Path(__file__).resolve().parents[2]
 
 CASES = {
     "4p-win": {"num_players": 4},
@@ -45,10 +37,6 @@ CASES = {
     "5p-fixed-roles-san": {"num_players": 5, "roles": ("member", "advisor", "leader", "advisor", "member"),
                            "insanity_penalty": 0, "reward_mode": "san"},
 }
-
-
-def random_moves(step: VectorGameStep, rng: np.random.Generator) -> np.ndarray:
-    return np.array([rng.choice(np.flatnonzero(m)) for m in step.action_mask])
 
 
 def play_out(game: ArkhamDecodersVectorGame, seed: int, on_step=None) -> None:
@@ -79,24 +67,10 @@ def reference_envs(game: ArkhamDecodersVectorGame, options: dict, monkeypatch) -
     return envs
 
 
-def check_position(step: VectorGameStep, env, g: int, where: str) -> None:
-    """The player to move, its observation and legal actions."""
-    seat = env.possible_agents.index(env.agent_selection)
-    assert step.current_player[g] == seat, where
-    seen = env.observe(env.agent_selection)
-    assert step.observation[g].tobytes() == seen["observation"].tobytes(), where
-    assert (step.action_mask[g] == seen["action_mask"].astype(bool)).all(), where
-
-
-def check_end(step: VectorGameStep, env, g: int, decisions: int, where: str) -> None:
-    """Every seat's final view, the scores, winners and SAN total of a game that just ended."""
-    views = step.info["final_obs"][g]
-    for seat, agent in enumerate(env.possible_agents):
-        assert views[seat].tobytes() == env.observe(agent)["observation"].tobytes(), f"{where}, seat {seat}"
-    final, result = step.info["final_info"], env.game.result
-    assert final["_scores"][g] and final["scores"][g].tolist() == result["scores"], where
-    assert np.flatnonzero(final["winners"][g]).tolist() == result["winners"], where
-    assert final["total"][g] == result["total"] and final["decisions"][g] == decisions, where
+def check_arkham_end(step: VectorGameStep, env, g: int, decisions: int, where: str) -> None:
+    """The shared end checks, and the SAN total, the finished game's mask and its record."""
+    check_end(step, env, g, decisions, where)
+    assert step.info["final_info"]["total"][g] == env.game.result["total"], where
     assert step.current_player[g] == -1 and step.action_mask[g].all(), where
     assert step.info["_record"][g] and step.info["record"][g] == env.record(), where  # the same events
 
@@ -119,11 +93,9 @@ def play_case(options: dict, count: int, seed: int, monkeypatch) -> int:
             env.step(int(actions[g]))
             counted["decisions"] += 1
             made[g] += 1
-            expected = np.array([env.rewards[a] for a in env.possible_agents], np.float32)
-            assert step.rewards[g].tobytes() == expected.tobytes(), f"{where}: {step.rewards[g]} != {expected}"
-            assert (step.terminated[g], step.truncated[g]) == (env.game.is_terminal, env.game.is_truncated), where
+            check_move(step, env, g, where)
             if env.game.is_over:
-                check_end(step, env, g, int(made[g]), where)
+                check_arkham_end(step, env, g, int(made[g]), where)
                 playing[g] = False
             else:
                 check_position(step, env, g, where)
@@ -146,13 +118,7 @@ def test_every_game_replays_identically_on_the_pettingzoo_environment(case, monk
 
 
 def test_the_same_replay_passes_with_the_jit_disabled():
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT), "CLUB_ENVS_LONG": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"{__file__}::test_every_game_replays_identically_on_the_pettingzoo_environment"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passes_without_jit(__file__, "test_every_game_replays_identically_on_the_pettingzoo_environment")
 
 
 def test_same_step_autoreset_is_a_restart_from_each_games_own_generator():

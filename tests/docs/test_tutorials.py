@@ -23,7 +23,7 @@ SHORT = {
     "selfplay_from_config.py": (["--steps", "256", "--games", "4", "--runs-dir", "runs"], "4 games"),
     "shipped_agent.py": (["--games", "6"], "the Black Man's reward against the shipped team"),
     "vector_selfplay.py": (["--games", "8", "--iterations", "2", "--eval-games", "16"], "random at every seat"),
-    "rllib.py": (["--steps", "800", "--runners", "1", "--games", "4", "--runs-dir", "runs"],
+    "rllib.py": (["--steps", "400", "--runners", "1", "--games", "4", "--runs-dir", "runs"],
                  "exported policies: ['policy.pt']"),
 }
 

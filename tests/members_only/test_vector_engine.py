@@ -10,12 +10,7 @@ reads the setting when it is imported.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
 
@@ -26,13 +21,11 @@ from club_envs.members_only.observer import LAYOUT, SLICES, Observer
 from club_envs.members_only.rules import Config
 from club_envs.members_only.vector_engine import VectorGames
 from club_envs.members_only.vector_observer import VectorObserver
+from tests.differential import LONG, NO_JIT, passes_without_jit
 from tests.members_only.helpers import random_decks, reference_game
 
-LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
-NO_JIT = numba.config.DISABLE_JIT
 GAMES = 2_600 if LONG else (2 if NO_JIT else 50)  # per case; 4 cases
 BATCH = 64
-ROOT = Path(__file__).resolve().parents[2]
 
 CASES = {
     "3p": Config(num_players=3),
@@ -120,13 +113,7 @@ def test_batched_games_replay_identically_on_the_reference_engine(case):
 
 
 def test_the_same_replay_passes_with_the_jit_disabled():
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT), "CLUB_ENVS_LONG": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"{__file__}::test_batched_games_replay_identically_on_the_reference_engine"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passes_without_jit(__file__, "test_batched_games_replay_identically_on_the_reference_engine")
 
 
 def test_an_illegal_action_names_the_game_and_its_legal_actions_and_moves_no_game():

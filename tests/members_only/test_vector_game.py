@@ -9,12 +9,6 @@ Short by default; ``CLUB_ENVS_LONG=1`` plays 2,000+ games. The replay runs once 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -23,13 +17,11 @@ import club_envs
 from club_envs.errors import IllegalActionError
 from club_envs.members_only import env as aec_module
 from club_envs.members_only.vector_game import MembersOnlyVectorGame
-from club_envs.vector_game import VectorGameStep, make_vector_game, vector_game_names
+from club_envs.vector_game import make_vector_game, vector_game_names
+from tests.differential import LONG, NO_JIT, check_end, check_move, check_position, passes_without_jit, random_moves
 from tests.members_only.helpers import random_decks, reference_game
 
-LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
-NO_JIT = numba.config.DISABLE_JIT
 GAMES = 500 if LONG else (2 if NO_JIT else 12)  # per case
-ROOT = Path(__file__).resolve().parents[2]
 
 CASES = {
     "3p-win": {"num_players": 3},
@@ -53,26 +45,6 @@ def reference_envs(options: dict, decks: np.ndarray, starts: np.ndarray, monkeyp
     return envs
 
 
-def check_position(step: VectorGameStep, env, g: int, where: str) -> None:
-    """The player to move, its observation and legal actions."""
-    seat = env.agent_name_mapping[env.agent_selection]
-    assert step.current_player[g] == seat, where
-    seen = env.observe(env.agent_selection)
-    assert step.observation[g].tobytes() == seen["observation"].tobytes(), where
-    assert (step.action_mask[g] == seen["action_mask"].astype(bool)).all(), where
-
-
-def check_end(step: VectorGameStep, env, g: int, decisions: int, where: str) -> None:
-    """Every seat's final view, the scores and the winners of a game that just ended."""
-    views = step.info["final_obs"][g]
-    for seat, agent in enumerate(env.possible_agents):
-        assert views[seat].tobytes() == env.observe(agent)["observation"].tobytes(), f"{where}, seat {seat}"
-    final = step.info["final_info"]
-    assert final["_scores"][g] and final["scores"][g].tolist() == env.game.result["scores"], where
-    assert np.flatnonzero(final["winners"][g]).tolist() == env.game.result["winners"], where
-    assert final["decisions"][g] == decisions, where
-
-
 def play_case(options: dict, count: int, rng: np.random.Generator, monkeypatch) -> int:
     """Plays ``count`` games on both sides (random legal moves); returns the decisions checked."""
     n = options["num_players"]
@@ -87,7 +59,7 @@ def play_case(options: dict, count: int, rng: np.random.Generator, monkeypatch) 
     while playing.any():
         for g in np.flatnonzero(playing):
             check_position(step, envs[g], g, f"{options}, game {g}, move {moves}")
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in step.action_mask])
+        actions = random_moves(step, rng)
         step = game.step(actions)
         moves += 1
         for g in np.flatnonzero(playing):
@@ -95,11 +67,8 @@ def play_case(options: dict, count: int, rng: np.random.Generator, monkeypatch) 
             env.step(int(actions[g]))
             decisions += 1
             made[g] += 1
-            expected = np.array([env.rewards[a] for a in env.possible_agents], np.float32)
-            assert step.rewards[g].tobytes() == expected.tobytes(), f"{where}: {step.rewards[g]} != {expected}"
-            ended = env.game.is_over
-            assert (step.terminated[g], step.truncated[g]) == (env.game.is_terminal, env.game.is_truncated), where
-            if ended:
+            check_move(step, env, g, where)
+            if env.game.is_over:
                 check_end(step, env, g, int(made[g]), where)
                 playing[g] = False
         assert (step.rewards[~playing & ~step.terminated & ~step.truncated] == 0).all()
@@ -118,17 +87,7 @@ def test_every_game_replays_identically_on_the_pettingzoo_environment(case, monk
 
 
 def test_the_same_replay_passes_with_the_jit_disabled():
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT), "CLUB_ENVS_LONG": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"{__file__}::test_every_game_replays_identically_on_the_pettingzoo_environment"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-
-
-def random_moves(step: VectorGameStep, rng: np.random.Generator) -> np.ndarray:
-    return np.array([rng.choice(np.flatnonzero(m)) for m in step.action_mask])
+    passes_without_jit(__file__, "test_every_game_replays_identically_on_the_pettingzoo_environment")
 
 
 def test_same_step_autoreset_is_a_restart_from_each_games_own_generator():

@@ -11,12 +11,7 @@ reach. ``CLUB_ENVS_LONG=1`` plays many more games; the check runs once more with
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
 
@@ -26,12 +21,10 @@ from club_envs.members_only.rules import Config
 from club_envs.members_only.vector_engine import VectorGames, apply_action
 from club_envs.members_only.vector_heuristic import Scratch, choose
 from club_envs.members_only.vector_views import view_of
+from tests.differential import LONG, NO_JIT, passes_without_jit
 from tests.members_only.helpers import random_decks, reference_game
 
-LONG = os.environ.get("CLUB_ENVS_LONG") == "1"
-NO_JIT = numba.config.DISABLE_JIT
 GAMES = 400 if LONG else (2 if NO_JIT else 12)  # per case
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("num_players", [3, 4, 5])
@@ -66,11 +59,4 @@ def test_the_compiled_bot_chooses_the_reference_bots_action_at_every_recorded_po
 
 
 def test_the_same_decisions_with_the_jit_disabled():
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(ROOT), "CLUB_ENVS_LONG": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"{__file__}::test_the_compiled_bot_chooses_the_reference_bots_action_at_every_recorded_position"
-         "[heuristic-4]"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passes_without_jit(__file__, "test_the_compiled_bot_chooses_the_reference_bots_action_at_every_recorded_position[heuristic-4]")

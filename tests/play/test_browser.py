@@ -1,71 +1,36 @@
 """End-to-end: a real headless Chromium plays complete games through the page, as a person would.
 
-The browser is Debian's ``chromium`` (/usr/bin/chromium, installed by ``.ci/run``) driven by
-Playwright for Python; the app runs in a uvicorn server on a free local port.
+The browser is Debian's ``chromium`` driven by Playwright for Python (:mod:`tests.browser`); the app
+runs in a uvicorn server on a free local port.
 """
 
 from __future__ import annotations
 
 import json
 import random
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
-from playwright.sync_api import sync_playwright
 
 from club_envs import records
 from club_envs.web.app import create_app
+from tests.browser import served, watched_page
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 SETTLED = "#game[data-state='your-turn'], #game[data-state='over'], #game[data-state='error']"
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     records_dir = tmp_path_factory.mktemp("browser_records")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(records_dir), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert time.monotonic() < deadline, "the web app did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", records_dir
-    srv.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    with served(create_app(records_dir)) as base:
+        yield base, records_dir
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.add_init_script("window.localStorage.setItem('clubEnvsDelay', '0')")  # agents at full speed
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, f"script errors on the page: {errors}"
+    with watched_page(browser, no_delay=True) as pg:  # agents at full speed
+        yield pg
 
 
 def start_game(page, base: str, game: str, **fields: str) -> None:

@@ -1,24 +1,20 @@
 """End-to-end: a real headless Chromium steps through a Members Only and an Arkham record from the
 first move to the last by keyboard, as a researcher would in ``club-envs view``.
 
-The browser is Debian's ``chromium`` driven by Playwright, as in ``tests/play/test_browser.py``;
-the viewer's app runs in a uvicorn server on a free loopback port.
+The browser is Debian's ``chromium`` driven by Playwright (:mod:`tests.browser`); the viewer's app
+runs in a uvicorn server on a free loopback port.
 """
 
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
-import uvicorn
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from club_envs.web.app import LOCAL_HOSTS
 from club_envs.web.viewer import FolderSource, create_viewer_app
-from tests.play.test_browser import CHROMIUM, CHROMIUM_ARGS
+from tests.browser import served, watched_page
 from tests.viewer.records_made import ARKHAM, MEMBERS_ONLY, record
 
 pytestmark = pytest.mark.browser
@@ -33,39 +29,15 @@ def server(tmp_path_factory):
         path = folder / f"{key}_{which[0]}.json"
         path.write_text(json.dumps(record(which)))
         paths.append(path)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     app = create_viewer_app(FolderSource(paths), LOCAL_HOSTS)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not srv.started:
-        assert time.monotonic() < deadline, "the viewer did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    with served(app, "the viewer") as base:
+        yield base
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, f"script errors on the page: {errors}"
+    with watched_page(browser) as pg:
+        yield pg
 
 
 @pytest.mark.parametrize("key", list(RECORDS))

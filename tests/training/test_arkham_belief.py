@@ -72,7 +72,9 @@ def test_the_black_mans_examples_are_his_votes_and_the_outcome():
     ({"game": {"num_players": [3, 4]}}, "game.num_players[0]: 3 is not allowed; allowed values: 4, 5, 6"),
     ({"game": {"name": "members_only"}}, "game.name: 'members_only' is not allowed; allowed values: arkham_decoders"),
     ({"selfplay": {"opponents": ["arkham_black_man"]}}, "selfplay.opponents[0]: 'arkham_black_man' is not allowed; "
-                                                       "allowed values: heuristic, random, self"),
+                                                       "allowed values: heuristic, random, arkham_style_mix, arkham_style_honest, "
+                                                       "arkham_style_bluffer, arkham_style_cautious, arkham_style_bold, "
+                                                       "arkham_style_noisy, self"),
     ({"selfplay": {"opponents": ["self", "self"]}}, "selfplay.opponents: "),
     ({"black_man": {"exploration": 1.5}}, "black_man.exploration: 1.5 is not allowed"),
     ({"black_man": {"epsilon": 0.1}}, "black_man: unknown key 'epsilon'; allowed keys: batch_size, epochs, exploration, "

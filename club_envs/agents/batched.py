@@ -15,6 +15,12 @@ the answer ``(K,)`` whole numbers, one legal action per row. ``K`` varies from c
 games where this opponent is to move); rows are independent. An optional ``name`` attribute is
 the controller name written in game records (default ``"policy"``).
 
+A policy whose inputs need more than the observation -- extra inputs computed from the seat's
+whole view, such as the heuristic's evaluation of the position -- sets ``reads_state = True`` and
+is then called ``policy(observations, action_masks, state)``, with ``state`` a :class:`GameRows`:
+the environment's batched engine and, per row, the game and the seat to move. It must read only
+what that seat may know (the batched engines' compiled feature functions do).
+
 The environment calls the policy once per round of moves for every game where it is to move --
 several seats sharing the same object form one group and share the call -- and checks the
 answer: a wrong shape or dtype or an illegal action raises one error naming the game and the
@@ -25,7 +31,7 @@ policy (greedy or sampled, masked).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -35,6 +41,27 @@ class BatchedPolicy(Protocol):
     """``(observations (K, obs), action_masks (K, A)) -> actions (K,)`` (see the module docstring)."""
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
+
+
+class GameRows(NamedTuple):
+    """Where the rows of a batched call come from: row ``k`` is seat ``seats[k]`` to move in game
+    ``rows[k]`` of the batched engine ``games``."""
+
+    games: Any
+    rows: np.ndarray
+    seats: np.ndarray
+
+
+def reads_state(policy: BatchedPolicy) -> bool:
+    """Whether ``policy`` takes the :class:`GameRows` of its rows as a third argument."""
+    return bool(getattr(policy, "reads_state", False))
+
+
+def ask(policy: BatchedPolicy, observations: np.ndarray, action_masks: np.ndarray, state: GameRows) -> np.ndarray:
+    """``policy``'s answer for these rows, handing it ``state`` if it reads it."""
+    if reads_state(policy):
+        return policy(observations, action_masks, state)
+    return policy(observations, action_masks)
 
 
 def policy_name(policy: BatchedPolicy) -> str:

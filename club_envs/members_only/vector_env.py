@@ -49,6 +49,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from club_envs.agents.batched import GameRows, ask
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.env import REWARD_MODES
@@ -234,7 +235,8 @@ class MembersOnlyVectorEnv(VectorEnv):
         """One call of a batched policy for the games ``rows``; its answer checked."""
         seats = self.games.tables.current[rows].astype(np.int64)
         legal = masks[rows].copy()
-        answer = np.asarray(group.policy(self.observer.observe_games(self.games, rows, seats), legal))
+        observations = self.observer.observe_games(self.games, rows, seats)
+        answer = np.asarray(ask(group.policy, observations, legal, GameRows(self.games, rows, seats)))
         if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
             raise IllegalActionError(
                 f"opponent {group.name!r} must answer {len(rows)} whole numbers, one per game; got shape "

@@ -20,4 +20,4 @@ from club_envs.cli import main
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    raise SystemExit(main(["bench", "--suite", *(args or ["--modes", "batched", "workers"])]))
+    raise SystemExit(main(["bench", "--suite", *(args or ["--modes", "vector", "batched"])]))

@@ -35,6 +35,9 @@ class Features(NamedTuple):
     # (``prepare_key``/``prepare_batch`` of :func:`club_envs.training.selfplay_vec.drive_all`); None: none
     prepare_key: Any = None
     prepare: Callable[[Sequence[Any], np.ndarray], None] | None = None
+    # The batched engines' form: (observations (B, obs_size), masks, GameRows of the engine's games)
+    # -> (B, obs_size + extra), equal to ``batch`` on the same positions; None: not available there
+    from_state: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
 
     def transform_batch(self, observations: np.ndarray, views: Sequence[Any], masks: np.ndarray) -> np.ndarray:
         """The inputs of many decisions at once; row ``i`` equals ``transform`` of decision ``i``."""

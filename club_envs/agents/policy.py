@@ -396,6 +396,41 @@ class PolicyAgent:
         return int(cdf.searchsorted(self._rng.random(), side="right"))
 
 
+class BatchedPolicyAgent:
+    """A trained policy as a batched opponent of the vector environments
+    (:mod:`club_envs.agents.batched`): its extra inputs computed from the engine's arrays
+    (:attr:`~club_envs.agents.features.Features.from_state`), one forward pass for all the rows of
+    a call, each action the most probable (``deterministic``) or drawn from the masked softmax --
+    as :class:`PolicyAgent` chooses -- with its own seeded generator."""
+
+    reads_state = True
+
+    def __init__(self, agent: PolicyAgent, seed: int | None = None) -> None:
+        if agent.features is not None and agent.features.from_state is None:
+            raise ValueError(f"policy {agent.name!r} reads features {agent.meta.get('features')!r}, which have no "
+                             "batched-engine form; play it on the one-game environments")
+        self.agent, self.name = agent, agent.name
+        self._rng = np.random.default_rng(seed)
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray, state: Any) -> np.ndarray:
+        features = self.agent.features
+        inputs = observations if features is None else features.from_state(observations, action_masks, state)
+        return masked_choice(self.agent.net.logits(inputs), action_masks, self.agent.deterministic, self._rng)
+
+
+def masked_choice(logits: np.ndarray, masks: np.ndarray, greedy: bool, rng: np.random.Generator) -> np.ndarray:
+    """One legal action per row of ``logits`` (B, A): the most probable (``greedy``) or one drawn
+    from the masked softmax with ``rng`` (one uniform number per row)."""
+    scores = np.where(masks, np.asarray(logits, dtype=np.float64), -np.inf)
+    if greedy:
+        return scores.argmax(axis=1)
+    probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+    cdf = np.cumsum(probs, axis=1)
+    cdf /= cdf[:, -1:]
+    picks = (cdf <= rng.random(len(cdf))[:, None]).sum(axis=1)
+    return np.minimum(picks, masks.shape[1] - 1)
+
+
 def act_batch(agents: Sequence[PolicyAgent], decisions: Sequence[Decision]) -> list[int]:
     """The actions of several agents that share one network (``agents[i]`` decides
     ``decisions[i]``), with one forward pass for all of them; each agent still chooses with its

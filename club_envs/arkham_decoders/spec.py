@@ -25,6 +25,7 @@ SPEC = GameSpec(
         "make_agent": ".roster:make_agent",
         "gym_env": ".gym_env:ArkhamDecodersGymEnv",
         "vector_game": ".vector_game:ArkhamDecodersVectorGame",
+        "vector_env": ".vector_env:ArkhamDecodersVectorEnv",
         "black_man_agent": ".vote_value:BlackManAgent",
         "features:arkham_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.arkham_decoders:ArkhamPresenter",

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 # The vectorisation modes of club_envs.training.throughput.MODES (named here so that the menu and
 # --help need no torch; a test keeps the two equal).
-MODES = ("batched", "workers", "dummy", "subprocess")
+MODES = ("vector", "batched", "workers", "dummy", "subprocess")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--suite", action="store_true", help="measure the default, its pure self-play variant, "
                    "members_only_selfplay and arkham_decoders configs")
     p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
-    p.add_argument("--modes", nargs="+", choices=MODES, default=["batched", "dummy"])
+    p.add_argument("--modes", nargs="+", choices=MODES, default=["vector", "batched"])
     p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
     p.add_argument("--update-threads", type=int, choices=range(1, 17), metavar="1..16", default=None,
                    help="override algorithm.update_threads (torch threads in PPO's updates, ceiling included)")
@@ -65,9 +65,9 @@ def _print_summary(results: list[tuple[str, dict]], modes: list[str]) -> None:
     """Per case: the ceiling, then per mode steps/s, the ratio to the ceiling (wall and CPU time)
     and the in-turn bound, then the two-core bound."""
     print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5} {'bound':>5}" for m in modes)
-          + (f" {'2-core':>6}" if "batched" in modes else ""))
+          + f" {'2-core':>6}")
     for label, r in results:
         print(f"{label:<28} {r['ceiling']:>8.0f} "
               + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f} "
-                         f"{r[m + ' bound']:>5.2f}" for m in modes)
+                         f"{r[m + ' bound']:>5.2f}" if m in r else f"{'-':>9} {'-':>5} {'-':>5} {'-':>5}" for m in modes)
               + (f" {r['two-core bound']:>6.2f}" if "two-core bound" in r else ""))

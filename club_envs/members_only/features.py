@@ -80,10 +80,24 @@ def prepare_heuristic_inputs(views: Sequence[View], masks: np.ndarray) -> None:
     heuristic_round.prepare(views, masks, _BOT.chip_cost, _BOT.rival_weight)
 
 
+def belief_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> np.ndarray:
+    """``belief_inputs`` on the batched engine: the observation is all they read."""
+    return belief_inputs_batch(observations)
+
+
+def heuristic_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> np.ndarray:
+    """``heuristic_inputs`` of rows of the batched engine (a :class:`~club_envs.agents.batched.GameRows`),
+    computed from its arrays in compiled code (:mod:`club_envs.members_only.vector_features`)."""
+    from club_envs.members_only import vector_features  # numba's import only where the batched engine runs
+
+    return vector_features.heuristic_inputs_state(observations, masks, state)
+
+
 HEURISTIC_PREPARE_KEY = heuristic_round.key(_BOT.chip_cost, _BOT.rival_weight)
 
 # The two sets as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hooks).
-BELIEF_INPUTS = {"obs_size": SIZE, "extra": BELIEF_SIZE, "transform": belief_inputs, "batch": belief_inputs_batch}
+BELIEF_INPUTS = {"obs_size": SIZE, "extra": BELIEF_SIZE, "transform": belief_inputs, "batch": belief_inputs_batch,
+                 "from_state": belief_inputs_state}
 HEURISTIC_INPUTS = {"obs_size": SIZE, "extra": HEURISTIC_SIZE, "transform": heuristic_inputs,
                     "batch": heuristic_inputs_batch, "prepare_key": HEURISTIC_PREPARE_KEY,
-                    "prepare": prepare_heuristic_inputs}
+                    "prepare": prepare_heuristic_inputs, "from_state": heuristic_inputs_state}

@@ -24,6 +24,7 @@ SPEC = GameSpec(
         "make_agent": ".roster:make_agent",
         "gym_env": ".gym_env:MembersOnlyGymEnv",
         "vector_game": ".vector_game:MembersOnlyVectorGame",
+        "vector_env": ".vector_env:MembersOnlyVectorEnv",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",
         "features:members_only_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.members_only:MembersOnlyPresenter",

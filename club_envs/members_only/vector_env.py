@@ -18,15 +18,22 @@ that follow the learner's. The games run on :mod:`club_envs.members_only.vector_
 * ``opponents`` (:mod:`club_envs.members_only.vector_lineup`): ``"random"`` (uniformly random legal
   moves, drawn per game), ``"heuristic"`` or ``"heuristic_bold"`` (the bots of
   :mod:`club_envs.members_only.bots`, the same decisions, played in compiled code by
-  :mod:`club_envs.members_only.vector_heuristic`), a batched policy
-  (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 510), masks (K, 101)) ->
-  actions (K,)``, called once per round of moves for all games where it is to move), or a list of
-  those, one per other seat clockwise from the learner. ``set_opponents(value)`` swaps them.
+  :mod:`club_envs.members_only.vector_heuristic`), any other built-in bot by name (its reference
+  code, one per game and seat, on the seat's view: the same decisions at the bot's own speed), a
+  batched policy (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 510),
+  masks (K, 101)) -> actions (K,)``, called once per round of moves for all games where it is to
+  move), or a list of those, one per other seat clockwise from the learner.
+  ``set_opponents(value, games=None)`` swaps them, in every game or only in the games given (each
+  game has its own line-up).
 * ``seat``: the learner's seat, or ``"random"`` for a new seat every game.
 * Autoreset: ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``). The step that ends game
   ``i`` returns the first observation of its next game; the last observation is in
   ``info["final_obs"][i]`` and the final scores in ``info["final_info"]["scores"][i]`` (with the
   ``_final_obs`` and ``_scores`` masks, as Gymnasium's vector infos have them).
+* ``before_deal``: a callable a trainer may set, called with the bool mask of the games about to be
+  dealt anew (every game at ``reset``, the finished ones at an autoreset) just before the deal: a
+  finished game's last position can still be read there, and each new game's opponents seated
+  (``set_opponents(value, games=mask)``) before they make the game's first moves.
 * ``keep_records=True``: that step also carries the finished game's standard record
   (docs/records.md) in ``info["record"][i]``, with the mask ``info["_record"]``
   (:mod:`club_envs.members_only.vector_records`; the learner's controller is ``"learner"``).
@@ -42,6 +49,7 @@ that follow the learner's. The games run on :mod:`club_envs.members_only.vector_
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -49,6 +57,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from club_envs.agents.base import Decision
 from club_envs.agents.batched import GameRows, ask
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
@@ -57,10 +66,12 @@ from club_envs.members_only.observer import SIZE
 from club_envs.members_only.rules import DEFAULT_REWARDS, DECK_SIZE, Config
 from club_envs.members_only.vector_engine import VectorGames, first_illegal
 from club_envs.members_only.vector_heuristic import Scratch, reference_choice
-from club_envs.members_only.vector_lineup import Group, Lineup
+from club_envs.members_only.roster import AGENT_NAMES
+from club_envs.members_only.vector_lineup import AGENT, POLICY, Group, GameLineups
+from club_envs.members_only.vector_views import view_of
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_records import record_of
-from club_envs.members_only.vector_rng import seed_states
+from club_envs.members_only.vector_rng import draw, seed_states
 from club_envs.members_only.vector_turns import NOT_WAITING, advance, play_given
 
 
@@ -68,6 +79,8 @@ class MembersOnlyVectorEnv(VectorEnv):
     """N games of the single-agent Members Only view (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    # The bots it seats besides batched policies: every built-in one (NAMED in compiled code)
+    OPPONENT_BOTS = AGENT_NAMES
 
     def __init__(
         self,
@@ -86,7 +99,6 @@ class MembersOnlyVectorEnv(VectorEnv):
             num_players=num_players, rewards=rewards, max_heats=max_heats, random_start_player=random_start_player
         )
         n = self.num_players = self.config.num_players
-        self.lineup = Lineup(opponents, n)
         if not (seat == "random" or (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n)):
             raise ConfigError(f"seat={seat!r}: expected a seat 0..{n - 1} or 'random'")
         check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
@@ -100,6 +112,7 @@ class MembersOnlyVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.games = VectorGames(self.config, self.num_envs, seed=0)
+        self.lineups = GameLineups(opponents, n, self.num_envs)
         self.observer = VectorObserver(self.config)
         self.seats = np.zeros(self.num_envs, np.int64)
         self._states = seed_states(0, self.num_envs)
@@ -119,15 +132,20 @@ class MembersOnlyVectorEnv(VectorEnv):
         self._log = np.zeros(shape, np.int16)
         self._log_lengths = np.zeros(self.num_envs, np.int64)
         self._log_decks = np.zeros((self.num_envs, c.max_heats if self.keep_records else 0, DECK_SIZE), np.int8)
+        # Called with the bool mask of the games about to be dealt anew, before the deal: where a trainer
+        # reads a finished game's last position and seats the next game's opponents (see the docstring).
+        self.before_deal: Callable[[np.ndarray], None] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """New games everywhere; ``options={"decks": (N, H, 65)}`` deals those decks for heats 1..H."""
         super().reset(seed=seed)
         deals, moves = np.random.SeedSequence(seed).spawn(2)
         decks = (options or {}).get("decks")
+        everywhere = np.ones(self.num_envs, np.bool_)
+        if self.before_deal is not None:
+            self.before_deal(everywhere)
         self.games.reset(seed=deals, decks=decks)
         self._states[:] = seed_states(moves, self.num_envs)
-        everywhere = np.ones(self.num_envs, np.bool_)
         self._new_games(everywhere)
         return self.observer.observe(self.games, self.seats, self._obs).copy(), {"seat": self.seats.copy()}
 
@@ -151,17 +169,20 @@ class MembersOnlyVectorEnv(VectorEnv):
                 for g in np.flatnonzero(done):
                     records[g] = self.record(g)
                 info["record"], info["_record"] = records, done.copy()
+            if self.before_deal is not None:
+                self.before_deal(done)
             games.reset_games(done)
             self._new_games(done)
             obs = self.observer.observe(games, self.seats, self._obs)
         info["seat"] = self.seats.copy()
         return obs.copy(), self._rewards.copy(), terminated, truncated, info
 
-    def set_opponents(self, opponents: Any) -> None:
-        """Replace the opponents (any value ``opponents`` takes): they make every move from the next
-        ``step`` on, in the games under way too (``reset`` to start every game with them) -- how a
-        trainer swaps in a new frozen snapshot without building a new environment."""
-        self.lineup = Lineup(opponents, self.num_players)
+    def set_opponents(self, opponents: Any, games: Any = None) -> None:
+        """Replace the opponents (any value ``opponents`` takes) of the games ``games`` (indices or a
+        bool mask; ``None``: every game): they make every move from the next ``step`` on, in games
+        under way too (``reset`` to start every game with them) -- how a trainer swaps in a new frozen
+        snapshot without building a new environment, or seats each new game's draw from its pool."""
+        self.lineups.set(opponents, games)
 
     def action_masks(self) -> np.ndarray:
         """(N, 101) bool: the learner's legal actions in every game."""
@@ -177,7 +198,7 @@ class MembersOnlyVectorEnv(VectorEnv):
         heats = int(t.heat[g])
         start = (int(t.start[g]) - (heats - 1)) % n  # heat h starts h - 1 seats clockwise of heat 1
         seat = int(self.seats[g])
-        controllers = ["learner" if s == seat else self.lineup.names[(s - seat - 1) % n] for s in range(n)]
+        controllers = ["learner" if s == seat else self.lineups.names[g, (s - seat - 1) % n] for s in range(n)]
         scores, _ = self.games.scores()
         return record_of(self.config, start, self._log_decks[g, :heats], self._log[g, : self._log_lengths[g]],
                          controllers, scores[g])
@@ -194,6 +215,8 @@ class MembersOnlyVectorEnv(VectorEnv):
             self._log_lengths[which] = 0
             self._log_decks[which, 0] = self.games.tables.deck[which]
         self._opening_rewards[which] = 0.0
+        if self.lineups.agents:
+            self._reset_agents(which)
         self._drive(which, self._opening_rewards)
 
     def _drive(self, which: np.ndarray, rewards: np.ndarray) -> None:
@@ -207,19 +230,25 @@ class MembersOnlyVectorEnv(VectorEnv):
                 return
             actions = np.zeros(self.num_envs, np.int64)
             masks = self.games.legal_masks()
-            for group in self.lineup.groups:
-                rows = np.flatnonzero(waiting & ~self._unclear & np.isin(self._waiting, group.slots))
-                if len(rows):
-                    actions[rows] = self._ask(group, rows, masks)
+            asking = np.flatnonzero(waiting & ~self._unclear)
+            kinds = self.lineups.kinds[asking, self._waiting[asking]]
+            policies = asking[kinds == POLICY]
+            groups = self.lineups.group[policies, self._waiting[policies]]
+            for number in np.unique(groups):
+                rows = policies[groups == number]
+                actions[rows] = self._ask(self.lineups.groups[int(number)], rows, masks)
+            agents = asking[kinds == AGENT]
+            if len(agents):
+                actions[agents] = self._ask_agents(agents, masks)
             for g in np.flatnonzero(waiting & self._unclear):
                 actions[g] = self._reference_choice(int(g), masks[g])
             self._play_given(waiting, actions, rewards, add=True)
             self._advance(waiting, rewards)
 
     def _advance(self, which: np.ndarray, rewards: np.ndarray) -> None:
-        games, lineup = self.games, self.lineup
+        games, lineups = self.games, self.lineups
         advance(
-            games.tables, games.rules, which, self.seats, lineup.kinds, lineup.chip_cost, lineup.rival_weight,
+            games.tables, games.rules, which, self.seats, lineups.kinds, lineups.chip_cost, lineups.rival_weight,
             self._states, self.reward_mode, self.heat_shaping, self._winners, self.keep_records, self._log,
             self._log_lengths, self._log_decks, *self._scratch.arrays(), rewards, self._waiting, self._unclear,
         )
@@ -252,10 +281,43 @@ class MembersOnlyVectorEnv(VectorEnv):
             )
         return answer.astype(np.int64)
 
+    def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one
+        kind together, as their ``act_batch`` allows)."""
+        pending: dict[Any, list[tuple[int, Any, Decision]]] = {}
+        for g in rows.tolist():
+            seat = int(self.games.tables.current[g])
+            agent = self.lineups.agents[g, (seat - int(self.seats[g]) - 1) % self.num_players]
+            mask = masks[g].copy()
+            decision = Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
+                                lambda g=g, seat=seat: self.observer.observe_games(
+                                    self.games, np.array([g]), np.array([seat]))[0], lambda mask=mask: mask)
+            pending.setdefault(getattr(agent, "batch_key", None) or ("alone", id(agent)), []).append(
+                (g, agent, decision))
+        actions = np.zeros(len(rows), np.int64)
+        where = {g: k for k, g in enumerate(rows.tolist())}
+        for group in pending.values():
+            agents = [agent for _, agent, _ in group]
+            decisions = [decision for _, _, decision in group]
+            if len(group) > 1 and hasattr(type(agents[0]), "act_batch"):
+                chosen = type(agents[0]).act_batch(agents, decisions)
+            else:
+                chosen = [agent.act(decision) for agent, decision in zip(agents, decisions)]
+            for (g, _, _), action in zip(group, chosen):
+                actions[where[g]] = int(action)
+        return actions
+
+    def _reset_agents(self, which: np.ndarray) -> None:
+        """The reference bots of the games ``which`` start their games (seat, seed from the game's generator)."""
+        n = self.num_players
+        for (g, slot), agent in self.lineups.agents.items():
+            if which[g]:
+                agent.reset((int(self.seats[g]) + 1 + slot) % n, seed=int(draw(self._states, g, 2**31 - 1)))
+
     def _reference_choice(self, g: int, mask: np.ndarray) -> int:
         """The heuristic's choice in game ``g`` where the compiled one found a near-tie."""
         slot = (int(self.games.tables.current[g]) - int(self.seats[g]) - 1) % self.num_players
-        return reference_choice(self.games, g, self.lineup.reference_bots[slot], mask, self._scratch)
+        return reference_choice(self.games, g, self.lineups.reference_bot(g, slot), mask, self._scratch)
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = np.asarray(actions)

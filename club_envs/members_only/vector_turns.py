@@ -69,8 +69,6 @@ def move_reward(
     return reward
 
 
-
-
 @compiled
 def play_move(t: Tables, r: Rules, g: int, action: int, seat: int, reward_mode: int, heat_shaping: float,
               winners: np.ndarray, keep: bool, log: np.ndarray, lengths: np.ndarray, decks: np.ndarray) -> float:
@@ -96,7 +94,8 @@ def advance(
     worth: np.ndarray, rewards: np.ndarray, waiting: np.ndarray, unclear: np.ndarray,
 ) -> None:
     """In every game of ``which``: the compiled opponents move until the learner's turn, the end,
-    or a seat this code cannot answer -- then ``waiting[g]`` is that seat's opponent slot and
+    or a seat this code cannot answer (``kinds``, ``chip_cost``, ``rival_weight``: each game's
+    line-up per opponent slot, :class:`~club_envs.members_only.vector_lineup.GameLineups`) -- then ``waiting[g]`` is that seat's opponent slot and
     ``unclear[g]`` says whether it is a heuristic near-tie (else a policy's turn). The learner's
     rewards meanwhile are added to ``rewards[g]``."""
     n = r.num_players
@@ -108,11 +107,11 @@ def advance(
         seat = seats[g]
         while t.phase[g] != OVER and t.current[g] != seat:
             slot = (t.current[g] - seat - 1) % n
-            kind = kinds[slot]
+            kind = kinds[g, slot]
             if kind == RANDOM:
                 action = random_action(t, g, states, mask)
             elif kind == HEURISTIC:
-                action = heuristic_action(t, r, g, chip_cost[slot], rival_weight[slot], mask, unseen, shown,
+                action = heuristic_action(t, r, g, chip_cost[g, slot], rival_weight[g, slot], mask, unseen, shown,
                                           offsets, counts, p, values, worth)
                 if action == UNCLEAR:
                     waiting[g] = slot

@@ -35,7 +35,7 @@ from club_envs.games import get_spec, specs
 from club_envs.members_only import styles as members_only_styles
 from club_envs.limits import brief, count_nodes, one_line
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
-from club_envs.training.settings import (CRITICS, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
+from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TrainingConfig)
@@ -84,7 +84,7 @@ DEFAULTS: dict[str, Any] = {
         "critic": "observation",
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
-    "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1},
+    "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1, "engine": "auto"},
     "selfplay": {
         "scheme": "recent",
         "snapshot_every": 50_000,
@@ -202,7 +202,8 @@ def selfplay_schema() -> dict[str, Any]:
                     }
                 ),
                 "envs": section({"n_envs": {"type": "integer", "minimum": 1, "maximum": 256}, "subprocess": {"type": "boolean"},
-                                  "batched": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1, "maximum": 16}}),
+                                  "batched": {"type": "boolean"}, "workers": {"type": "integer", "minimum": 1, "maximum": 16},
+                                  "engine": {"enum": list(ENGINES)}}),
                 "selfplay": section(
                     {
                         "scheme": {"enum": list(SCHEMES)},

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from club_envs.agents.policy import PolicyAgent, load_policy_file
+from club_envs import vector_evaluation
+from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent, load_policy_file
 from club_envs.evaluation import learner_win_share
 from club_envs.training import games
 from club_envs.training.progress import Reporter
@@ -43,10 +44,12 @@ class Evaluation:
 
 
 def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: EvaluationSettings, seed: int,
-                    name: str, deterministic: bool, report: Reporter | None = None) -> list[Evaluation]:
+                    name: str, deterministic: bool, report: Reporter | None = None,
+                    batched: bool = False) -> list[Evaluation]:
     """The policy file ``path`` of ``side`` against every evaluation bot at every table size; the
     bar (``report``) moves by one series of ``evaluation.games`` games at a time, and its line at the
-    end gives every win share."""
+    end gives every win share. ``batched``: on the batched engine wherever it plays the bot and the
+    policy's inputs (:mod:`club_envs.vector_evaluation`), else game by game on the reference engine."""
     net, meta = load_policy_file(path)
     rows = []
     phase = (report or Reporter.quiet()).phase(f"evaluation of {name} vs {', '.join(evaluation.opponents)}",
@@ -55,8 +58,14 @@ def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: Evalu
         for n in game.num_players:
             learner = PolicyAgent(net, name=name, meta=meta, deterministic=deterministic)
             module, config, role_side = games.eval_setup(game.name, side, n)
-            share, (lo, hi) = learner_win_share(module, config, learner, opponent, evaluation.games,
-                                                seed=seed + 17, role_side=role_side)
+            if batched and vector_evaluation.available(game.name, opponent) and (
+                    learner.features is None or learner.features.from_state is not None):
+                share, (lo, hi) = vector_evaluation.policy_win_share(
+                    game.name, n, BatchedPolicyAgent(learner, seed + 17), opponent, evaluation.games, seed + 17,
+                    role_side=role_side)
+            else:
+                share, (lo, hi) = learner_win_share(module, config, learner, opponent, evaluation.games,
+                                                    seed=seed + 17, role_side=role_side)
             rows.append(Evaluation(side, opponent, n, evaluation.games, share, lo, hi))
             phase.update(evaluation.games)
             phase.set_postfix({f"{r.opponent} {r.players}p": f"{r.win_share:.3f}" for r in rows})

@@ -51,18 +51,30 @@ def policy_file(name: str, side: str) -> str:
 
 
 def make_view(game: GameSettings, num_players: int, role: str | None = None) -> gym.Env:
-    kwargs: dict[str, Any] = {"num_players": num_players, **game.options}
-    if role is not None:
-        kwargs["role"] = role
-    else:  # a game without roles: the learner must learn every seat, the start player's too
-        kwargs.setdefault("seat", "random")
-    return gym.make(get_spec(game.name).gym_id, **kwargs)
+    return gym.make(get_spec(game.name).gym_id, **view_options(game, num_players, role))
 
 
 def variants(game: GameSettings, side: str) -> list:
     """Factories of every (player count, role) the side's learner trains at, one drawn per episode."""
     roles = side_roles(game.name, side) or [None]
     return [functools.partial(make_view, game, n, r) for n in game.num_players for r in roles]
+
+
+def view_options(game: GameSettings, num_players: int, role: str | None = None) -> dict[str, Any]:
+    """The options of one training variant's Gymnasium view (one game, or a vector of them)."""
+    kwargs: dict[str, Any] = {"num_players": num_players, **game.options}
+    if role is not None:
+        kwargs["role"] = role
+    else:  # a game without roles: the learner must learn every seat, the start player's too
+        kwargs.setdefault("seat", "random")
+    return kwargs
+
+
+def vector_variants(game: GameSettings, side: str) -> list[dict[str, Any]]:
+    """The options of every (player count, role) the side's learner trains at, for the batched
+    engine's vector environment (each holds a share of the games)."""
+    roles = side_roles(game.name, side) or [None]
+    return [view_options(game, n, r) for n in game.num_players for r in roles]
 
 
 def check_options(game: GameSettings) -> None:
@@ -76,21 +88,21 @@ def check_options(game: GameSettings) -> None:
 
 
 def opponents_for(name: str, side: str):
-    """The per-episode opponent draw for ``side``'s environments (a picklable callable)."""
+    """The per-episode opponent draw for ``side``'s environments (a picklable callable
+    ``(num_players, readers, rng) -> (opponents, member ids)``)."""
     spec = get_spec(name)
     if spec.side(side).roles is None:
         return functools.partial(_each_seat_draws, spec.side(side).opponents)
     return functools.partial(_each_side_draws, side, tuple((s.name, s.roles, s.one_seat) for s in spec.sides))
 
 
-def _each_seat_draws(pool: str, env: gym.Env, readers: dict, rng: np.random.Generator) -> tuple[list, list[str]]:
+def _each_seat_draws(pool: str, num_players: int, readers: dict, rng: np.random.Generator) -> tuple[list, list[str]]:
     """A game without roles: every other seat draws its own member of the side's opponent ``pool``."""
-    n = env.unwrapped.num_players
-    drawn = [readers[pool].sample() for _ in range(n - 1)]
+    drawn = [readers[pool].sample() for _ in range(num_players - 1)]
     return [agent for _, agent in drawn], [oid for oid, _ in drawn]
 
 
-def _each_side_draws(side: str, sides: tuple[tuple[str, tuple[str, ...], bool], ...], env: gym.Env, readers: dict,
+def _each_side_draws(side: str, sides: tuple[tuple[str, tuple[str, ...], bool], ...], num_players: int, readers: dict,
                      rng: np.random.Generator) -> tuple[dict, list[str]]:
     """Role -> agent for every other seat: each side plays as one, from one draw of its pool (the
     learner's fellow seats from the learner's own pool; a one-seat side of the learner's is the

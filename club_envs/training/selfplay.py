@@ -243,7 +243,7 @@ class SelfPlayEnv(gym.Env):
 
     ``variants`` are factories of the game's Gymnasium view (e.g. one per player count, or one per
     team role); every episode picks one at random, samples opponents for it, and plays it through.
-    ``opponents_for(variant, readers, rng)`` returns ``(opponents, member_ids)``: what to pass to the
+    ``opponents_for(num_players, readers, rng)`` returns ``(opponents, member_ids)``: what to pass to the
     variant's ``set_opponents`` and which pool members were drawn. At the end of an episode
     ``info["selfplay"]`` holds those ids and the learner's result, ``win_share(info, return)``
     (default: 1 for a positive return).
@@ -255,7 +255,7 @@ class SelfPlayEnv(gym.Env):
         self,
         variants: Sequence[Callable[[], gym.Env]],
         pools: dict[str, str | Path],
-        opponents_for: Callable[[gym.Env, dict[str, PoolReader], np.random.Generator], tuple[Any, list[str]]],
+        opponents_for: Callable[[int, dict[str, PoolReader], np.random.Generator], tuple[Any, list[str]]],
         seed: int | None = None,
         win_share: Callable[[dict, float], float] | None = None,
     ) -> None:
@@ -291,7 +291,7 @@ class SelfPlayEnv(gym.Env):
             for reader in self._readers.values():
                 reader.rng = self._rng
         self._current = self._variant(int(self._rng.integers(len(self._factories))))
-        opponents, self._drawn = self._opponents_for(self._current, self._readers, self._rng)
+        opponents, self._drawn = self._opponents_for(self._current.unwrapped.num_players, self._readers, self._rng)
         self._current.unwrapped.set_opponents(opponents)
         self._return = 0.0
         return (yield from self._current.unwrapped.reset_moves(seed=int(self._rng.integers(2**31)), options=options))

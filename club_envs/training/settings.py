@@ -31,6 +31,9 @@ class GameSettings:
 
 # What MaskablePPO's critic reads: the seat's inputs, or those and the hidden state (club_envs.training.privileged)
 CRITICS = ("observation", "privileged")
+# Which engine plays the training games (club_envs.training.engines): the batched one where it serves
+# the config ("auto"), always the batched one ("vector"), or the one-game environments ("reference")
+ENGINES = ("auto", "vector", "reference")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class EnvSettings:
     subprocess: bool
     batched: bool
     workers: int
+    engine: str = "auto"  # auto | vector | reference (club_envs.training.engines)
 
 
 @dataclass(frozen=True)

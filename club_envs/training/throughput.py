@@ -13,7 +13,10 @@ rollout length, batch, epochs, network) trains for ``--rollouts`` rollouts throu
 environments -- opponents drawn from a pool holding two frozen snapshots and the config's bots
 (``--bots none``: snapshots only, i.e. pure self-play) -- once per vectorisation mode:
 
-``batched``     every game in this process, opponents' decisions batched per frozen policy;
+``vector``      the batched engine: every game in arrays, stepped together
+                (:mod:`club_envs.training.vector_selfplay`; skipped, with the reason, for a config it
+                cannot play: :func:`club_envs.training.engines.vector_gaps`);
+``batched``     the one-game environments in this process, opponents' decisions batched per frozen policy;
 ``workers``     the same, the games split over ``envs.workers`` processes (2 if the config says 1);
 ``dummy``       stable-baselines3's ``DummyVecEnv`` over the same games, one decision at a time;
 ``subprocess``  ``SubprocVecEnv``, one process per game.
@@ -50,7 +53,9 @@ import numpy as np
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from club_envs.sb3 import SB3VecEnv
 from club_envs.training import ppo
+from club_envs.training.engines import vector_gaps
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads
 from club_envs.training.games import side_names
 from club_envs.training.selfplay import SnapshotPool
@@ -58,8 +63,9 @@ from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.worker_vec import WorkerVecEnv
 from club_envs.training.train import export_policy, make_selfplay_env, make_selfplay_game
+from club_envs.training.vector_selfplay import pooled_env
 
-MODES = ("batched", "workers", "dummy", "subprocess")
+MODES = ("vector", "batched", "workers", "dummy", "subprocess")
 
 
 class TrivialEnv(gym.Env):
@@ -182,6 +188,10 @@ def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollout
         print(f"{'ceiling':>10} {ceiling:>9.0f} {1.0:>9.2f} {1.0:>6.2f} {top.get('env_share', 0):>6.0%} "
               f"{top.get('act_share', 0):>7.0%} {top.get('update_share', 0):>7.0%}", flush=True)
         for mode in modes:
+            gaps = vector_gaps(settings) if mode == "vector" else []
+            if gaps:
+                print(f"{mode:>10} skipped: the batched engine cannot play {'; '.join(gaps)}", flush=True)
+                continue
             r = measure(settings, _venv(settings, mode, side, run_dir), rollouts)
             alone = games_alone(_venv(settings, mode, side, run_dir), rollouts * algo.n_steps * n)
             games = alone["steps_per_second"]
@@ -191,11 +201,11 @@ def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollout
                   f"{r['steps_per_cpu_second'] / out['ceiling cpu']:>6.2f} "
                   f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}"
                   f" {games:>8.0f} {out[f'{mode} bound']:>6.2f}", flush=True)
-            if mode == "batched":
+            if mode == ("vector" if "vector" in modes and not gaps else "batched") and "two-core bound" not in out:
                 out["two-core bound"] = two_core_bound(top, alone["steps_per_cpu_second"])
         if "two-core bound" in out:
             print(f"two-core bound: {out['two-core bound']:.2f} x ceiling (games and acting perfectly shared "
-                  "between two cores, from the batched games' CPU time)", flush=True)
+                  "between two cores, from the first measured mode's games' CPU time)", flush=True)
     print()
     return out
 
@@ -204,6 +214,8 @@ def _venv(settings: SelfPlayConfig, mode: str, side: str, run_dir: Path):
     """The config's self-play games for ``side`` (slots seeded 1000, 1001, ...) in ``mode``."""
     seeds = [1000 + i for i in range(settings.envs.n_envs)]
     features = settings.network.features
+    if mode == "vector":
+        return SB3VecEnv(pooled_env(settings.game, side, run_dir, settings.envs.n_envs, seeds[0], features))
     fns = [functools.partial(make_selfplay_game, settings, side, str(run_dir), s) for s in seeds]
     if mode == "batched":
         return SelfPlayVecEnv(fns, features=features)

@@ -40,7 +40,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 
-from club_envs.training import evaluations, games, ppo
+from club_envs.sb3 import SB3VecEnv
+from club_envs.training import engines, evaluations, games, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads, postfix
 from club_envs.training.launch import run
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
@@ -49,6 +50,7 @@ from club_envs.training.run_folder import save_state
 from club_envs.training.selfplay import FeatureObservation, PrivilegedObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.settings import SelfPlayConfig
+from club_envs.training.vector_selfplay import pooled_env
 from club_envs.training.worker_vec import WorkerVecEnv
 
 KEEP_CHECKPOINTS = 2
@@ -82,8 +84,10 @@ def latest_checkpoint(run_dir: Path, side: str) -> list[Path]:
 
 
 def check_before_run(settings: SelfPlayConfig, resuming: bool) -> None:
-    """Rule options: the game's own validation, before a run folder exists."""
+    """Rule options (the game's own validation) and ``envs.engine: vector``'s reach, before a run folder exists."""
     games.check_options(settings.game)
+    if not resuming:
+        engines.resolve(settings, {})
 
 
 def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
@@ -95,11 +99,14 @@ def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool |
     sides = games.side_names(settings.game.name)
     pools = {s: SnapshotPool(run_dir / "pool" / s, sp.scheme, list(sp.bots), sp.bot_share, sp.pool_size)
              for s in sides}
+    engine, why = engines.resolve(settings, state)
+    state["engine"] = engine
+    report.say(f"games on the {'batched' if engine == engines.VECTOR else 'one-game'} engine ({why})")
     venvs: dict[str, TimedVecEnv] = {}
     models: dict[str, MaskablePPO] = {}
     for k, side in enumerate(sides):
         report.say(f"{side}: starting {settings.envs.n_envs} self-play games and the learner")
-        venvs[side], models[side] = side_learner(settings, side, k, run_dir, pools[side], report)
+        venvs[side], models[side] = side_learner(settings, side, k, run_dir, pools[side], report, engine)
     loop = SelfPlayLoop(settings, run_dir, state, pools, models, venvs, report)
     loop.run()
     loop.summarise()
@@ -117,12 +124,15 @@ def seed_everything(seed: int) -> None:
     threadpool_limits(1, user_api="blas")
 
 
-def side_vec_env(settings: SelfPlayConfig, side: str, run_dir: Path, side_seed: int):
-    """The games of ``side``'s learner. By default all of them run in this process and their
-    opponents' decisions are batched per frozen policy (SelfPlayVecEnv); envs.workers > 1 splits
-    them over that many worker processes (WorkerVecEnv); subprocesses (SubprocVecEnv) or plain
-    DummyVecEnv on request."""
+def side_vec_env(settings: SelfPlayConfig, side: str, run_dir: Path, side_seed: int, engine: str = engines.REFERENCE):
+    """The games of ``side``'s learner. On the batched engine (``engine`` vector) all of them are
+    stepped together in arrays (:mod:`club_envs.training.vector_selfplay`). On the one-game
+    environments they run in this process and their opponents' decisions are batched per frozen
+    policy (SelfPlayVecEnv); envs.workers > 1 splits them over that many worker processes
+    (WorkerVecEnv); subprocesses (SubprocVecEnv) or plain DummyVecEnv on request."""
     envs = settings.envs
+    if engine == engines.VECTOR:
+        return SB3VecEnv(pooled_env(settings.game, side, run_dir, envs.n_envs, side_seed, settings.network.features))
     seeds = [side_seed + i for i in range(envs.n_envs)]
     if envs.subprocess or not envs.batched:
         vec_cls = SubprocVecEnv if envs.subprocess else DummyVecEnv
@@ -135,12 +145,12 @@ def side_vec_env(settings: SelfPlayConfig, side: str, run_dir: Path, side_seed: 
     return SelfPlayVecEnv(games_of_side, features=settings.network.features, privileged=privileged)
 
 
-def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path,
-                 pool: SnapshotPool, report: Reporter | None = None) -> tuple[TimedVecEnv, MaskablePPO]:
+def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path, pool: SnapshotPool,
+                 report: Reporter | None = None, engine: str = engines.REFERENCE) -> tuple[TimedVecEnv, MaskablePPO]:
     """The environments and the learner of the ``k``-th side: its newest loadable checkpoint, or a
     new learner (warm-started when ``pretrain.games`` says so); its pool holds at least the start."""
     side_seed = (settings.seed * 7919 + 1000 * k) % 2**32  # numpy's seed range; unchanged for seeds below 542,000
-    venv = TimedVecEnv(side_vec_env(settings, side, run_dir, side_seed))
+    venv = TimedVecEnv(side_vec_env(settings, side, run_dir, side_seed, engine))
     model = None
     for ckpt in latest_checkpoint(run_dir, side):
         try:
@@ -234,7 +244,7 @@ class SelfPlayLoop:
             self.marks["eval"] = done // every
             for s in self.sides:
                 evaluate_side(self.settings, s, self.models[s], self.steps[s], done, self.run_dir, self.best, self.live,
-                              self.report)
+                              self.report, self.state["engine"])
         every = self.settings.checkpoint_every
         if done // every > self.marks["checkpoint"] or done >= total or self.live.get("_stop"):
             self.marks["checkpoint"] = done // every
@@ -257,7 +267,7 @@ class SelfPlayLoop:
                 model.logger.record(key, value)
             model.logger.dump(self.steps[s])
         save_state(self.run_dir, {"steps": self.steps, "phase": self.phase, "phase_done": self.phase_done,
-                                  "best": self.best, "seconds": self.seconds()})
+                                  "best": self.best, "seconds": self.seconds(), "engine": self.state["engine"]})
 
     def seconds(self) -> float:
         return self.state.get("seconds", 0.0) + time.perf_counter() - self.started
@@ -284,7 +294,7 @@ class SelfPlayLoop:
 
 
 def evaluate_side(settings: SelfPlayConfig, side: str, model: MaskablePPO, step: int, total_step: int, run_dir: Path,
-                  best: dict, live: dict, report: Reporter | None = None) -> None:
+                  best: dict, live: dict, report: Reporter | None = None, engine: str = engines.REFERENCE) -> None:
     """Play the evaluation games; a failure is reported and skipped, never fatal to the run."""
     ev = settings.evaluation
     if ev.games <= 0:
@@ -292,7 +302,7 @@ def evaluate_side(settings: SelfPlayConfig, side: str, model: MaskablePPO, step:
     try:
         path = export_policy(model, settings, side, run_dir / "eval" / f"{side}.pt", step)
         rows = evaluations.evaluate_policy(path, side, settings.game, ev, settings.seed, f"{side}@{step}", ev.greedy,
-                                           report)
+                                           report, batched=engine == engines.VECTOR)
         for r in rows:
             model.logger.record(f"eval/win_vs_{r.opponent}_{r.players}p", r.win_share)
         label = "eval" if len(games.side_names(settings.game.name)) == 1 else f"{side}_eval"

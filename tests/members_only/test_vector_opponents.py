@@ -65,17 +65,21 @@ CASES = [
     ({"num_players": 4, "seat": 2}, "heuristic"),
     ({"num_players": 3, "seat": "random", "max_heats": 6}, ["random", "heuristic_bold"]),
     ({"num_players": 5, "seat": 1, "reward_mode": "score", "heat_shaping": 0.25}, ["policy", "heuristic", "policy", "random"]),
+    # every other game seats another line-up (set_opponents(..., games=...)), as a trainer drawing per game does
+    ({"num_players": 4, "seat": "random"}, (["policy", "random", "heuristic"], "heuristic_bold")),
 ]
 
 
-@pytest.mark.parametrize("options,spec", CASES, ids=["4p-heuristic", "3p-random-bold", "5p-policy-mix"])
+@pytest.mark.parametrize("options,spec", CASES, ids=["4p-heuristic", "3p-random-bold", "5p-policy-mix", "4p-per-game"])
 def test_each_game_and_its_record_are_the_one_game_environments(options, spec, monkeypatch):
     """Vector games with these opponents, replayed in the one-game environment with the reference
     opponents on the same decks, give identical observations, masks, rewards, ends and records."""
     count, seed = 8, 4
     policy = HashPolicy()
-    spec = [policy if item == "policy" else item for item in spec] if isinstance(spec, list) else spec
-    envs = make(count, opponents=spec, keep_records=True, **options)
+    specs = list(spec) if isinstance(spec, tuple) else [spec, spec]
+    specs = [[policy if item == "policy" else item for item in s] if isinstance(s, list) else s for s in specs]
+    envs = make(count, opponents=specs[0], keep_records=True, **options)
+    envs.set_opponents(specs[1], games=np.arange(1, count, 2))
     config = envs.config
     rng = np.random.default_rng(7)
     decks = random_decks(rng, count, config.max_heats)
@@ -85,7 +89,7 @@ def test_each_game_and_its_record_are_the_one_game_environments(options, spec, m
     for g in range(count):
         monkeypatch.setattr(gym_env, "State", lambda config, seed=None, g=g: reference_game(config, decks[g], 0))
         single_options = {**options, "seat": int(info["seat"][g])}
-        env = MembersOnlyGymEnv(opponents=single_opponents(spec, states, g, config), **single_options)
+        env = MembersOnlyGymEnv(opponents=single_opponents(specs[g % 2], states, g, config), **single_options)
         first, _ = env.reset(seed=g)
         assert obs[g].tobytes() == first.tobytes(), f"game {g}"
         singles.append(env)
@@ -120,9 +124,10 @@ def test_each_game_and_its_record_are_the_one_game_environments(options, spec, m
 
 def test_heuristic_opponents_by_name_and_the_errors_for_those_the_vector_environment_lacks():
     envs = make(4, num_players=4, opponents="heuristic")
-    assert envs.lineup.names == ["heuristic"] * 3
-    with pytest.raises(ConfigError, match="heuristic_sampled.*random, heuristic, heuristic_bold.*batched policy.*sync"):
-        make(2, opponents="heuristic_sampled")
+    assert (envs.lineups.names == "heuristic").all() and envs.lineups.names.shape == (4, 3)
+    with pytest.raises(ConfigError, match="'alphazero' is not available.*heuristic_sampled.*compiled: random, "
+                                          "heuristic, heuristic_bold.*batched policy.*sync"):
+        make(2, opponents="alphazero")
     with pytest.raises(ConfigError, match="lists 1 opponents; 4 players need 3"):
         make(2, num_players=4, opponents=["heuristic"])
 
@@ -130,7 +135,7 @@ def test_heuristic_opponents_by_name_and_the_errors_for_those_the_vector_environ
 def test_a_policy_shared_by_seats_is_one_group_and_is_called_for_many_games_at_once():
     policy = HashPolicy()
     envs = make(32, num_players=4, opponents=[policy, "heuristic", policy])
-    assert len(envs.lineup.groups) == 1 and envs.lineup.groups[0].slots.tolist() == [0, 2]
+    assert len(envs.lineups.groups) == 1 and (envs.lineups.group[:, [0, 2]] == 0).all() and (envs.lineups.group[:, 1] == -1).all()
     assert isinstance(policy, BatchedPolicy)
     envs.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -157,6 +162,10 @@ def test_set_opponents_swaps_in_new_opponents_for_the_next_moves():
             for record in info["record"][info["_record"]]:
                 controllers.add(tuple(seat["controller"] for seat in record["seats"]))
     assert controllers == {("learner", "hash", "heuristic", "heuristic_bold")} and policy.calls
+    envs.set_opponents("random", games=np.array([True, False] * 4))
+    assert (envs.lineups.names[::2] == "random").all() and (envs.lineups.names[1::2, 0] == "hash").all()
+    envs.set_opponents("heuristic", games=[1, 3, 5, 7])
+    assert not envs.lineups.groups, "a policy no game seats any more is let go"
     with pytest.raises(ConfigError, match="lists 2 opponents"):
         envs.set_opponents(["random", "random"])
 
@@ -256,3 +265,32 @@ def test_masked_logits_picks_legal_actions():
     sampled = MaskedLogits(lambda obs: np.zeros((len(obs), 101)), greedy=False, seed=0)
     picks = sampled(np.zeros((300, 510), np.float32), np.repeat(masks[:1], 300, axis=0))
     assert set(picks.tolist()) == {3, 7}
+
+
+def test_any_built_in_bot_plays_by_its_reference_code_one_per_game_and_seat():
+    """Bots the compiled code does not play (sampled, style and held-out bots) are their reference
+    selves on each seat's view: legal moves, records that replay, controllers named, the same games
+    for the same seed -- and one bot per game and seat, asked together where their kind allows."""
+    spec = ["heuristic_sampled", "members_only_style_mix", "holdout_margin"]
+
+    def play(seed):
+        envs = make(6, num_players=4, seat="random", opponents=spec, keep_records=True, max_heats=3)
+        envs.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        kept = []
+        while len(kept) < 8:
+            info = envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))[4]
+            if "record" in info:
+                kept += list(info["record"][info["_record"]])
+        return envs, kept
+
+    envs, kept = play(3)
+    assert len({id(agent) for agent in envs.lineups.agents.values()}) == 6 * 3
+    for record in kept:
+        records.validate(record)
+        assert replay(record) == record["result"]
+        seats = record["seats"]
+        learner = next(s for s, seat in enumerate(seats) if seat["controller"] == "learner")
+        assert [seats[(learner + 1 + i) % 4]["controller"] for i in range(3)] == spec
+    again = play(3)[1]
+    assert [r["events"] for r in again] == [r["events"] for r in kept]

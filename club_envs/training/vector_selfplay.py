@@ -1,0 +1,219 @@
+"""Self-play on the batched engines: all of a learner's games stepped at once, each game's
+opponents drawn from the self-play pools when it starts.
+
+What :class:`~club_envs.training.selfplay.SelfPlayEnv` does for one game -- pick a table variant,
+draw the opponents from the pools, play their moves, hand the learner's result to the pool -- is
+done here for N games on the games' vector environments
+(``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``):
+
+* The games are split as evenly as possible over the side's variants (table sizes x roles), one
+  vector environment each (the one-game path draws a variant per episode: the same mix in
+  expectation).
+* When a game is about to be dealt (``before_deal``), its opponents are drawn from the pools with
+  that game's own generator and seated for that game alone (``set_opponents(value, games=...)``).
+  Bots the batched engine plays itself stay names; every frozen snapshot in play becomes one
+  :class:`~club_envs.agents.policy.BatchedPolicyAgent`, which answers every game and seat it holds with one forward pass per
+  round of moves.
+* The learner's inputs (the observation, plus ``network.features`` computed from the engine's
+  arrays, :attr:`~club_envs.agents.features.Features.from_state`) are built for all games at once.
+* A finished game's result goes to ``info["final_info"]["selfplay"][i]`` (``{"opponents": ids,
+  "win": share}``, as the one-game path's ``info["selfplay"]``), read by the trainer's callback for
+  the pool's statistics; with ``keep_records=True`` its standard record goes to
+  ``info["final_info"]["record"][i]``, the opponents named by their pool ids.
+
+It is a Gymnasium ``VectorEnv`` with same-step autoreset; :class:`~club_envs.sb3.SB3VecEnv` makes it
+what MaskablePPO trains on. Same seed, same games: the deals come from the vector environments'
+reset seeds, the draws and the snapshots' sampling from generators spawned from the run's seed.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from club_envs.agents.batched import GameRows
+from club_envs.agents.features import get as get_features
+from club_envs.agents.policy import BatchedPolicyAgent
+from club_envs.games import get_spec
+from club_envs.training import games
+from club_envs.training.engines import batched_bots
+from club_envs.training.selfplay import PoolReader
+from club_envs.training.settings import GameSettings
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` games over ``parts`` variants, as evenly as possible (the first ones one more)."""
+    return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
+
+
+class PooledVectorEnv(VectorEnv):
+    """``num_envs`` self-play games of ``side``'s learner on the batched engine (module docstring).
+
+    ``pools`` maps each side to its pool folder (``<run>/pool/<side>``); ``features`` names the
+    learner's extra inputs (``"none"``: the observation alone)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, game: GameSettings, side: str, pools: dict[str, str | Path], num_envs: int, seed: int,
+                 features: str = "none", keep_records: bool = False) -> None:
+        variants = games.vector_variants(game, side)
+        if num_envs < len(variants):
+            raise ValueError(f"{num_envs} games cannot cover the {len(variants)} table variants of {game.name} "
+                             f"(sizes x roles) on the batched engine; give envs.n_envs at least {len(variants)}")
+        self.num_envs, self.side, self.game = int(num_envs), side, game.name
+        self.features = get_features(features)
+        spec = get_spec(game.name)
+        self.parts = []
+        for k, (kwargs, count) in enumerate(zip(variants, split(num_envs, len(variants)))):
+            part = gymnasium.make_vec(spec.gym_id, num_envs=count, vectorization_mode="vector_entry_point",
+                                      opponents="random", keep_records=keep_records, **kwargs).unwrapped
+            part.before_deal = functools.partial(self._before_deal, k)
+            self.parts.append(part)
+        self.offsets = np.cumsum([0] + [p.num_envs for p in self.parts])
+        first = self.parts[0]
+        size = first.single_observation_space.shape[0]
+        if self.features is not None:
+            size = self.features.obs_size + self.features.extra
+            self.single_observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        else:
+            self.single_observation_space = first.single_observation_space
+        self.single_action_space = first.single_action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._draw = games.opponents_for(game.name, side)
+        self._win_share = games.win_share(game.name)
+        self._readers = {s: PoolReader(folder, np.random.default_rng(0)) for s, folder in pools.items()}
+        self._snapshots: dict[str, BatchedPolicyAgent] = {}
+        self._bots = batched_bots(game.name) or ()
+        self._seed(seed)
+        self._drawn: list[list[str]] = [[] for _ in range(self.num_envs)]
+        self._finished: dict[int, tuple[np.ndarray, dict[str, Any]]] = {}
+
+    def _seed(self, seed: int) -> None:
+        draws, snapshots, deals = np.random.SeedSequence(seed).spawn(3)
+        self._rngs = [np.random.default_rng(s) for s in draws.spawn(self.num_envs)]
+        self._snapshot_seeds = snapshots
+        self._deal_seeds = [int(s.generate_state(1)[0]) for s in deals.spawn(len(self.parts))]
+
+    # ------------------------------------------------------------------ the VectorEnv API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None:
+            self._seed(seed)
+        observations = []
+        for part, deal_seed in zip(self.parts, self._deal_seeds):
+            obs, _ = part.reset(seed=deal_seed, options=options)
+            observations.append(self._inputs(part, obs))
+        self._finished.clear()
+        return np.concatenate(observations), {}
+
+    def step(self, actions: Any):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,):
+            raise ValueError(f"actions must be {self.num_envs} whole numbers, one per game; got shape {actions.shape}")
+        results = [part.step(actions[lo:hi]) for part, lo, hi in zip(self.parts, self.offsets[:-1], self.offsets[1:])]
+        observations = np.concatenate([self._inputs(part, r[0]) for part, r in zip(self.parts, results)])
+        rewards = np.concatenate([r[1] for r in results]).astype(np.float64)
+        terminated = np.concatenate([r[2] for r in results])
+        truncated = np.concatenate([r[3] for r in results])
+        info: dict[str, Any] = {}
+        done = terminated | truncated
+        if done.any():
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            selfplay = np.full(self.num_envs, None, dtype=object)
+            for g in np.flatnonzero(done):
+                final_obs[g], selfplay[g] = self._finished.pop(int(g))
+            final_info = {"selfplay": selfplay, "_selfplay": done.copy()}
+            if any("record" in r[4] for r in results):  # keep_records: each finished game's record
+                final_info["record"] = np.concatenate([r[4].get("record", np.full(p.num_envs, None, object))
+                                                       for p, r in zip(self.parts, results)])
+                final_info["_record"] = done.copy()
+            info = {"final_obs": final_obs, "_final_obs": done.copy(), "final_info": final_info}
+        return observations, rewards, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """(N, actions) bool: the learner's legal actions in every game."""
+        return np.concatenate([part.action_masks() for part in self.parts])
+
+    def close(self, **kwargs: Any) -> None:
+        for part in self.parts:
+            part.close()
+
+    # ------------------------------------------------------------------ inputs, draws, results
+    def _inputs(self, part: Any, observations: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """The learner's inputs in ``part``'s games ``rows`` (default: all) from their observations."""
+        if self.features is None:
+            return np.asarray(observations, np.float32)
+        rows = np.arange(part.num_envs) if rows is None else rows
+        masks = part.games.legal_masks()[rows]
+        state = GameRows(part.games, rows, part.seats[rows].astype(np.int64))
+        return self.features.from_state(np.asarray(observations, np.float32), masks, state).astype(np.float32)
+
+    def _before_deal(self, k: int, which: np.ndarray) -> None:
+        """Part ``k``'s games ``which`` are about to be dealt anew: keep what the learner's last
+        inputs and result were in those that just finished, then draw and seat the next opponents."""
+        part = self.parts[k]
+        over = np.flatnonzero(which & part.games.is_over)
+        if len(over):
+            last = self._inputs(part, part.observer.observe_games(part.games, over, part.seats[over]), over)
+            shares = self._shares(part, over)
+            for j, row, share in zip(over, last, shares):
+                g = int(self.offsets[k] + j)
+                self._finished[g] = (row, {"opponents": list(self._drawn[g]), "win": share})
+        for j in np.flatnonzero(which):
+            g = int(self.offsets[k] + j)
+            for reader in self._readers.values():
+                reader.rng = self._rngs[g]  # each game draws with its own generator
+            drawn, self._drawn[g] = self._draw(part.num_players, self._readers, self._rngs[g])
+            part.set_opponents(self._opponent(drawn), games=[int(j)])
+
+    def _shares(self, part: Any, over: np.ndarray) -> list[float]:
+        """The learner's win share in each finished game of ``over``: a tied win shared (or a
+        side's win whole), as the one-game path counts it."""
+        scores, winners = part.games.scores()
+        shares = []
+        for j in over:
+            seat = int(part.seats[j])
+            info = {"winners": [int(s) for s in np.flatnonzero(winners[j])], "seat": seat}
+            shares.append(self._win_share(info, 0.0))
+        return shares
+
+    def _opponent(self, drawn: Any) -> Any:
+        """A draw (bot names and loaded policies, per seat or per role) in the vector environment's terms."""
+        if isinstance(drawn, dict):
+            return {role: self._opponent(agent) for role, agent in drawn.items()}
+        if isinstance(drawn, (list, tuple)):
+            return [self._opponent(agent) for agent in drawn]
+        if isinstance(drawn, str):
+            if drawn not in self._bots:
+                raise ValueError(f"bot {drawn!r} is not played by the {self.game} batched engine; its bots: "
+                                 f"{', '.join(self._bots)} (envs.engine: reference plays the others)")
+            return drawn
+        if drawn.name not in self._snapshots:
+            seed = int(self._snapshot_seeds.spawn(1)[0].generate_state(1)[0])
+            self._snapshots[drawn.name] = BatchedPolicyAgent(drawn, seed)
+            self._let_go()
+        return self._snapshots[drawn.name]
+
+    def _let_go(self) -> None:
+        """Forget snapshots that left every pool (their files are gone; no game draws them again)."""
+        if len(self._snapshots) > 64:
+            live = {oid for reader in self._readers.values() for oid in reader._members}
+            self._snapshots = {oid: p for oid, p in self._snapshots.items() if oid in live}
+
+
+def pooled_env(game: GameSettings, side: str, run_dir: str | Path, num_envs: int, seed: int,
+               features: str = "none", keep_records: bool = False) -> PooledVectorEnv:
+    """``side``'s learner's games on the batched engine, drawing from ``run_dir``'s pools."""
+    pools = {s: str(Path(run_dir) / "pool" / s) for s in games.side_names(game.name)}
+    return PooledVectorEnv(game, side, pools, num_envs, seed, features, keep_records)
+
+
+__all__ = ["PooledVectorEnv", "pooled_env", "split"]

@@ -1,0 +1,97 @@
+"""Series of games on the batched engines: a batched policy against a bot, every game at once.
+
+:func:`club_envs.evaluation.learner_win_share` plays a policy's evaluation games one after another
+on the reference engine; here the same kind of series is one vector environment per learner seat
+(``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``), each game played to its
+end once, the learner's moves answered for all games by one call of the policy. Used wherever the
+opponent is a bot the batched engine plays itself (:func:`available`): the training runs'
+evaluations on the batched engine.
+
+The series is balanced as the reference one is: without roles the learner sits in every seat
+equally often (games split over the seats); with roles it plays one side (``role_side``) and its
+fellow seats are played by the same policy. A tie for the win shares it (1/k), a side's win is
+whole. The deals come from ``seed``: the same seed, the same deals at every evaluation -- not the
+reference engine's deals for that seed, so the two series agree in expectation, not game by game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from club_envs.agents.batched import BatchedPolicy, GameRows, ask
+from club_envs.games import get_spec
+from club_envs.stats import wilson_interval
+
+VECTOR_ENV_HOOK = "vector_env"
+
+
+def available(game: str, opponent: str) -> bool:
+    """Whether ``game``'s batched engine plays the bot ``opponent`` itself."""
+    spec = get_spec(game)
+    if not spec.has_hook(VECTOR_ENV_HOOK):
+        return False
+    return opponent in getattr(spec.hook(VECTOR_ENV_HOOK), "OPPONENT_BOTS", ())
+
+
+def policy_win_share(game: str, num_players: int, learner: BatchedPolicy, opponent: str, games: int, seed: int,
+                     role_side: dict[str, str] | None = None) -> tuple[float, tuple[float, float]]:
+    """The win share of ``learner`` against ``opponent`` over ``games`` games at ``num_players``,
+    with its 95% Wilson interval (see the module docstring)."""
+    spec = get_spec(game)
+    if not available(game, opponent):
+        raise ValueError(f"{spec.name}'s batched engine does not play {opponent!r}")
+    seatings = _seatings(num_players, learner, opponent, role_side)
+    wins = 0.0
+    counts = [games // len(seatings) + (1 if k < games % len(seatings) else 0) for k in range(len(seatings))]
+    for k, ((place, opponents), count) in enumerate(zip(seatings, counts)):
+        if count:
+            env = gymnasium.make_vec(spec.gym_id, num_envs=count, vectorization_mode="vector_entry_point",
+                                     num_players=num_players, opponents=opponents, **place).unwrapped
+            wins += _play_once(env, learner, seed * 1_000_003 + k, spec.shared_wins)
+            env.close()
+    return wins / games, wilson_interval(wins, games)
+
+
+def _seatings(num_players: int, learner: BatchedPolicy, opponent: str,
+              role_side: dict[str, str] | None) -> list[tuple[dict[str, Any], Any]]:
+    """(where the learner sits, the opponents) of each part of the series."""
+    if role_side is None:
+        return [({"seat": s}, opponent) for s in range(num_players)]
+    mine = [r for r, side in role_side.items() if side == "learner"]
+    role = mine[0]
+    return [({"role": role}, {r: (learner if side == "learner" else opponent) for r, side in role_side.items() if r != role})]
+
+
+def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -> float:
+    """Every game of ``env`` played to its end once (games that restart meanwhile are not counted);
+    the learner's summed win shares."""
+    obs, _ = env.reset(seed=seed)
+    counted = np.zeros(env.num_envs, bool)
+    wins = 0.0
+    rows = np.arange(env.num_envs)
+    while not counted.all():
+        masks = env.action_masks()
+        seats = np.asarray(env.seats, dtype=np.int64).copy()  # a finished game's seat, before its restart
+        actions = np.asarray(ask(learner, obs, masks, GameRows(env.games, rows, seats)))
+        obs, _, terminated, truncated, info = env.step(actions.astype(np.int64))
+        done = (terminated | truncated) & ~counted
+        if done.any():
+            final = info["final_info"]
+            winners = final["winners"] if "winners" in final else top_scores(final["scores"])
+            for g in np.flatnonzero(done):
+                if winners[g][seats[g]]:
+                    wins += 1.0 / int(np.sum(winners[g])) if shared_wins else 1.0
+            counted |= done
+    return wins
+
+
+def top_scores(scores: np.ndarray) -> np.ndarray:
+    """Who won each game (rows of scores): the highest score, ties sharing."""
+    scores = np.asarray(scores)
+    return scores == scores.max(axis=1, keepdims=True)
+
+
+__all__ = ["available", "policy_win_share"]

@@ -25,6 +25,7 @@ SPEC = GameSpec(
         "gym_env": ".gym_env:MembersOnlyGymEnv",
         "vector_game": ".vector_game:MembersOnlyVectorGame",
         "vector_env": ".vector_env:MembersOnlyVectorEnv",
+        "vector_privileged": ".vector_privileged",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",
         "features:members_only_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.members_only:MembersOnlyPresenter",

@@ -13,7 +13,8 @@
 
 What the batched engine needs (:func:`vector_gaps`): the game's vector environment seating policies
 and every bot of ``selfplay.bots`` (compiled, or as their reference code), the learner's ``network.features``
-in their batched-engine form, the observation-only critic, games in this process. The engine a
+in their batched-engine form, the hidden state in its batched-engine form for a privileged
+critic, games in this process. The engine a
 run starts with is kept in its ``state.json``, so ``--resume`` goes on with the same one (a run
 folder from before this setting resumes on the one-game environments it started with).
 """
@@ -24,6 +25,8 @@ from club_envs.agents.features import get as get_features
 from club_envs.games import get_spec
 from club_envs.training.config import ConfigFileError
 from club_envs.training.settings import SelfPlayConfig
+
+PRIVILEGED_HOOK = "vector_privileged"  # a game's module of hidden-state rows from its batched engine
 
 VECTOR, REFERENCE = "vector", "reference"
 
@@ -50,8 +53,8 @@ def vector_gaps(settings: SelfPlayConfig) -> list[str]:
     features = get_features(settings.network.features)
     if features is not None and features.from_state is None:
         gaps.append(f"network.features: {settings.network.features!r} has no batched-engine form")
-    if settings.algorithm.critic != "observation":
-        gaps.append(f"algorithm.critic: {settings.algorithm.critic!r} (its hidden state has no batched-engine form)")
+    if settings.algorithm.critic == "privileged" and not get_spec(game).has_hook(PRIVILEGED_HOOK):
+        gaps.append(f"algorithm.critic: 'privileged' ({game}'s hidden state has no batched-engine form)")
     if settings.envs.subprocess or not settings.envs.batched:
         gaps.append("envs.subprocess / envs.batched: false (the batched engine runs its games in this process)")
     return gaps

@@ -215,7 +215,8 @@ def _venv(settings: SelfPlayConfig, mode: str, side: str, run_dir: Path):
     seeds = [1000 + i for i in range(settings.envs.n_envs)]
     features = settings.network.features
     if mode == "vector":
-        return SB3VecEnv(pooled_env(settings.game, side, run_dir, settings.envs.n_envs, seeds[0], features))
+        return SB3VecEnv(pooled_env(settings.game, side, run_dir, settings.envs.n_envs, seeds[0], features,
+                                    privileged=settings.algorithm.critic == "privileged"))
     fns = [functools.partial(make_selfplay_game, settings, side, str(run_dir), s) for s in seeds]
     if mode == "batched":
         return SelfPlayVecEnv(fns, features=features)

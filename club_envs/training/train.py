@@ -132,7 +132,8 @@ def side_vec_env(settings: SelfPlayConfig, side: str, run_dir: Path, side_seed: 
     (WorkerVecEnv); subprocesses (SubprocVecEnv) or plain DummyVecEnv on request."""
     envs = settings.envs
     if engine == engines.VECTOR:
-        return SB3VecEnv(pooled_env(settings.game, side, run_dir, envs.n_envs, side_seed, settings.network.features))
+        return SB3VecEnv(pooled_env(settings.game, side, run_dir, envs.n_envs, side_seed, settings.network.features,
+                                    privileged=settings.algorithm.critic == "privileged"))
     seeds = [side_seed + i for i in range(envs.n_envs)]
     if envs.subprocess or not envs.batched:
         vec_cls = SubprocVecEnv if envs.subprocess else DummyVecEnv

@@ -15,7 +15,10 @@ done here for N games on the games' vector environments
   :class:`~club_envs.agents.policy.BatchedPolicyAgent`, which answers every game and seat it holds with one forward pass per
   round of moves.
 * The learner's inputs (the observation, plus ``network.features`` computed from the engine's
-  arrays, :attr:`~club_envs.agents.features.Features.from_state`) are built for all games at once.
+  arrays, :attr:`~club_envs.agents.features.Features.from_state`) are built for all games at once;
+  with ``privileged=True`` each row ends with what the learner may not see (the game's
+  ``vector_privileged`` hook, equal to the one-game view's ``privileged_state()``), for the
+  privileged critic of :mod:`club_envs.training.privileged`.
 * A finished game's result goes to ``info["final_info"]["selfplay"][i]`` (``{"opponents": ids,
   "win": share}``, as the one-game path's ``info["selfplay"]``), read by the trainer's callback for
   the pool's statistics; with ``keep_records=True`` its standard record goes to
@@ -44,7 +47,7 @@ from club_envs.agents.features import get as get_features
 from club_envs.agents.policy import BatchedPolicyAgent
 from club_envs.games import get_spec
 from club_envs.training import games
-from club_envs.training.engines import batched_bots
+from club_envs.training.engines import PRIVILEGED_HOOK, batched_bots
 from club_envs.training.selfplay import PoolReader
 from club_envs.training.settings import GameSettings
 
@@ -63,7 +66,7 @@ class PooledVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, game: GameSettings, side: str, pools: dict[str, str | Path], num_envs: int, seed: int,
-                 features: str = "none", keep_records: bool = False) -> None:
+                 features: str = "none", keep_records: bool = False, privileged: bool = False) -> None:
         variants = games.vector_variants(game, side)
         if num_envs < len(variants):
             raise ValueError(f"{num_envs} games cannot cover the {len(variants)} table variants of {game.name} "
@@ -82,7 +85,12 @@ class PooledVectorEnv(VectorEnv):
         size = first.single_observation_space.shape[0]
         if self.features is not None:
             size = self.features.obs_size + self.features.extra
-            self.single_observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        # with a privileged critic, each row ends with what the learner may not see (the critic's alone)
+        hidden = spec.hook(PRIVILEGED_HOOK) if privileged else None  # the module: privileged_rows, SIZE
+        self._hidden = None if hidden is None else hidden.privileged_rows
+        self.privileged_size = 0 if hidden is None else int(hidden.SIZE)
+        if self.features is not None or privileged:
+            self.single_observation_space = spaces.Box(-np.inf, np.inf, (size + self.privileged_size,), np.float32)
         else:
             self.single_observation_space = first.single_observation_space
         self.single_action_space = first.single_action_space
@@ -149,12 +157,17 @@ class PooledVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ inputs, draws, results
     def _inputs(self, part: Any, observations: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """The learner's inputs in ``part``'s games ``rows`` (default: all) from their observations."""
-        if self.features is None:
+        if self.features is None and self._hidden is None:
             return np.asarray(observations, np.float32)
         rows = np.arange(part.num_envs) if rows is None else rows
-        masks = part.games.legal_masks()[rows]
-        state = GameRows(part.games, rows, part.seats[rows].astype(np.int64))
-        return self.features.from_state(np.asarray(observations, np.float32), masks, state).astype(np.float32)
+        seats = part.seats[rows].astype(np.int64)
+        inputs = np.asarray(observations, np.float32)
+        if self.features is not None:
+            masks = part.games.legal_masks()[rows]
+            inputs = self.features.from_state(inputs, masks, GameRows(part.games, rows, seats)).astype(np.float32)
+        if self._hidden is not None:
+            inputs = np.concatenate([inputs, self._hidden(part.games, rows, seats)], axis=1)
+        return inputs
 
     def _before_deal(self, k: int, which: np.ndarray) -> None:
         """Part ``k``'s games ``which`` are about to be dealt anew: keep what the learner's last
@@ -210,10 +223,10 @@ class PooledVectorEnv(VectorEnv):
 
 
 def pooled_env(game: GameSettings, side: str, run_dir: str | Path, num_envs: int, seed: int,
-               features: str = "none", keep_records: bool = False) -> PooledVectorEnv:
+               features: str = "none", keep_records: bool = False, privileged: bool = False) -> PooledVectorEnv:
     """``side``'s learner's games on the batched engine, drawing from ``run_dir``'s pools."""
     pools = {s: str(Path(run_dir) / "pool" / s) for s in games.side_names(game.name)}
-    return PooledVectorEnv(game, side, pools, num_envs, seed, features, keep_records)
+    return PooledVectorEnv(game, side, pools, num_envs, seed, features, keep_records, privileged)
 
 
 __all__ = ["PooledVectorEnv", "pooled_env", "split"]

@@ -116,13 +116,14 @@ def test_the_engine_is_the_batched_one_where_it_plays_the_whole_config():
     base = {"game": {"name": "members_only", "num_players": [4]}, "selfplay": {"bots": ["heuristic", "random"]}}
     settings = configs.from_mapping(base)
     assert engines.resolve(settings, {}) == ("vector", "the batched engine plays everything this config asks for")
-    sampled = configs.from_mapping({**base, "algorithm": {"critic": "privileged"}})
-    engine, why = engines.resolve(sampled, {})
-    assert engine == "reference" and "algorithm.critic" in why
-    with pytest.raises(ConfigFileError, match=r"envs.engine: vector cannot play algorithm.critic: 'privileged'.*"
+    apart = configs.from_mapping({**base, "envs": {"subprocess": True}})
+    engine, why = engines.resolve(apart, {})
+    assert engine == "reference" and "envs.subprocess" in why
+    with pytest.raises(ConfigFileError, match=r"envs.engine: vector cannot play envs.subprocess.*"
                                               r"allowed values for this config: auto, reference"):
-        engines.resolve(configs.from_mapping({**base, "algorithm": {"critic": "privileged"},
-                                              "envs": {"engine": "vector"}}), {})
+        engines.resolve(configs.from_mapping({**base, "envs": {"subprocess": True, "engine": "vector"}}), {})
+    privileged = configs.from_mapping({**base, "algorithm": {"critic": "privileged"}})
+    assert engines.resolve(privileged, {})[0] == "vector"
     everything = configs.from_mapping({**base, "selfplay": {"bots": ["heuristic_sampled", "members_only_style_mix"]},
                                        "network": {"features": "members_only_heuristic"}})
     assert engines.resolve(everything, {})[0] == "vector"
@@ -173,3 +174,21 @@ def test_training_on_the_batched_engine_repeats_and_resumes(tmp_path):
     state = json.loads((a / "state.json").read_text())
     assert state["steps"]["player"] == 2048 and state["engine"] == "vector"
     assert len((a / "evaluations.csv").read_text().splitlines()) == 1 + 2 * 4  # two evaluations x 2 bots x 2 sizes
+
+
+def test_a_privileged_critics_rows_end_with_the_hidden_state(tmp_path):
+    from club_envs.members_only.vector_privileged import SIZE, privileged_rows
+
+    cfg = config_with_pool(tmp_path, "members_only", bots=("heuristic", "random"))
+    plain = pooled(tmp_path, cfg, num_envs=6, seed=2, features="members_only_beliefs")
+    hidden = PooledVectorEnv(cfg.game, "player", {"player": str(tmp_path / "pool" / "player")}, 6, 2,
+                             "members_only_beliefs", privileged=True)
+    assert hidden.privileged_size == SIZE and hidden.single_observation_space.shape == (510 + 45 + SIZE,)
+    a, b = plain.reset()[0], hidden.reset()[0]
+    rng_a, rng_b = np.random.default_rng(0), np.random.default_rng(0)
+    for _ in range(60):
+        assert np.array_equal(a, b[:, :-SIZE])
+        part, lo = hidden.parts[0], hidden.offsets[0]
+        rows = np.arange(part.num_envs)
+        assert np.array_equal(b[lo:lo + part.num_envs, -SIZE:], privileged_rows(part.games, rows, part.seats))
+        a, b = plain.step(random_actions(plain, rng_a))[0], hidden.step(random_actions(hidden, rng_b))[0]

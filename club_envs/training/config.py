@@ -458,10 +458,10 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     if algo["critic"] == "privileged" and config.get("backend", "sb3") == "rllib":
         raise ConfigFileError(f"{source}: algorithm.critic: 'privileged' belongs to the stable-baselines3 backend "
                               "(the RLlib modules read the observation only); allowed values with backend rllib: observation")
-    if algo["critic"] == "privileged" and config["pretrain"]["games"] > 0:
-        raise ConfigFileError(f"{source}: algorithm.critic: 'privileged' cannot start from imitation (pretrain.games: "
-                              f"{config['pretrain']['games']}; the bots' games carry no hidden state for its critic); "
-                              "allowed values with pretrain.games > 0: observation")
+    if algo["critic"] == "privileged" and config["pretrain"]["games"] > 0 and config["pretrain"]["critic_steps"] == 0:
+        raise ConfigFileError(f"{source}: pretrain.critic_steps: 0 leaves a privileged critic unfitted after imitation "
+                              "(the bots' games carry no hidden state for it; the warm-up on the training games does); "
+                              "allowed values with algorithm.critic: privileged and pretrain.games > 0: 1 or more")
     if envs["workers"] > envs["n_envs"]:
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} is more than envs.n_envs "
                               f"({envs['n_envs']}); allowed values: 1..{envs['n_envs']}")

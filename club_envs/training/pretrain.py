@@ -95,6 +95,10 @@ def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, feature
     log(f"pretrain {side}: {len(actions)} decisions from {pre.games} {pre.imitate} games "
         f"in {seconds:.0f}s ({pre.games / max(seconds, 1e-9):.3g} games/s)")
     policy = model.policy
+    hidden = int(model.observation_space.shape[0]) - obs.shape[1]
+    if hidden > 0:  # a privileged critic's rows end with the hidden state: the actor never reads it, and
+        # the critic is fitted afterwards on the real one (warm_up_critic; the config requires it)
+        obs = np.concatenate([obs, np.zeros((len(obs), hidden), np.float32)], axis=1)
     optimizer = torch.optim.Adam(policy.parameters(), lr=pre.learning_rate)
     rng = np.random.default_rng(seed)
     batch = 512

@@ -194,9 +194,13 @@ def test_the_critic_option_is_checked_by_the_schema():
     with pytest.raises(configs.ConfigFileError, match=r"algorithm\.critic: 'oracle' is not allowed; allowed values: "
                                                       r"observation, privileged"):
         configs.from_mapping({"game": GAMES["members_only"], "algorithm": {"critic": "oracle"}})
-    with pytest.raises(configs.ConfigFileError, match=r"algorithm\.critic: 'privileged' cannot start from imitation"):
+    with pytest.raises(configs.ConfigFileError, match=r"pretrain\.critic_steps: 0 leaves a privileged critic unfitted "
+                                                      r"after imitation.*allowed values.*: 1 or more"):
         configs.from_mapping({"game": GAMES["members_only"], "algorithm": {"critic": "privileged"},
                               "pretrain": {"games": 10}})
+    imitated = configs.from_mapping({"game": GAMES["members_only"], "algorithm": {"critic": "privileged"},
+                                     "pretrain": {"games": 10, "critic_steps": 64}})
+    assert imitated.pretrain.games == 10 and imitated.algorithm.critic == "privileged"
     with pytest.raises(configs.ConfigFileError, match=r"algorithm\.critic: 'privileged' belongs to the stable-baselines3"):
         configs.from_mapping({"game": GAMES["members_only"], "backend": "rllib", "algorithm": {"critic": "privileged"}})
 

@@ -192,3 +192,29 @@ def test_a_privileged_critics_rows_end_with_the_hidden_state(tmp_path):
         rows = np.arange(part.num_envs)
         assert np.array_equal(b[lo:lo + part.num_envs, -SIZE:], privileged_rows(part.games, rows, part.seats))
         a, b = plain.step(random_actions(plain, rng_a))[0], hidden.step(random_actions(hidden, rng_b))[0]
+
+
+def test_an_imitation_warm_start_with_a_privileged_critic_on_the_batched_engine(tmp_path):
+    """The actor imitates the bot (its rows padded where the hidden state goes), the critic then
+    learns on the batched games' real hidden state, and PPO goes on from there."""
+    import yaml
+
+    from club_envs.training.launch import run
+
+    config = {"game": {"name": "members_only", "num_players": [4]},
+              "algorithm": {"n_steps": 32, "batch_size": 256, "critic": "privileged"},
+              "network": {"hidden": [32], "features": "members_only_heuristic"},
+              "envs": {"n_envs": 8, "engine": "vector"},
+              "selfplay": {"snapshot_every": 512, "bots": ["heuristic", "heuristic_sampled"], "bot_share": 0.6},
+              "pretrain": {"games": 20, "imitate": "heuristic", "epochs": 8, "critic_steps": 256},
+              "evaluation": {"every": 1024, "games": 20, "opponents": ["heuristic"]},
+              "checkpoint": {"every": 512}, "budget": {"total_steps": 768}, "seed": 2}
+    path = tmp_path / "imitate.yaml"
+    path.write_text(yaml.safe_dump(config))
+    folder = run(path, runs_dir=tmp_path, progress=False)
+    rows = (folder / "logs" / "player" / "progress.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    agreement = [float(r.split(",")[header.index("pretrain/agreement")]) for r in rows[1:]
+                 if r.split(",")[header.index("pretrain/agreement")]]
+    assert agreement and agreement[0] > 0.5, "the actor learned the bot's moves"
+    assert (folder / "latest" / "policy.pt").is_file()

@@ -36,12 +36,13 @@ def available(game: str, opponent: str) -> bool:
     return opponent in getattr(spec.hook(VECTOR_ENV_HOOK), "OPPONENT_BOTS", ())
 
 
-def policy_win_share(game: str, num_players: int, learner: BatchedPolicy, opponent: str, games: int, seed: int,
+def policy_win_share(game: str, num_players: int, learner: BatchedPolicy, opponent: Any, games: int, seed: int,
                      role_side: dict[str, str] | None = None) -> tuple[float, tuple[float, float]]:
-    """The win share of ``learner`` against ``opponent`` over ``games`` games at ``num_players``,
-    with its 95% Wilson interval (see the module docstring)."""
+    """The win share of ``learner`` against ``opponent`` (a bot's name, or anything else the vector
+    environment seats: :func:`club_envs.agents.vector_opponents.vector_opponent`) over ``games``
+    games at ``num_players``, with its 95% Wilson interval (see the module docstring)."""
     spec = get_spec(game)
-    if not available(game, opponent):
+    if isinstance(opponent, str) and not available(game, opponent):
         raise ValueError(f"{spec.name}'s batched engine does not play {opponent!r}")
     seatings = _seatings(num_players, learner, opponent, role_side)
     wins = 0.0

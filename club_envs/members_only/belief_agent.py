@@ -29,6 +29,8 @@ from club_envs.members_only.belief_model import BeliefModel
 class BeliefAgent:
     """``heuristic``'s decision rule over a learned :class:`BeliefModel` of the other players' cards."""
 
+    stateless = True  # its choice is a function of the seat's view alone: one instance serves every seat
+
     def __init__(self, model: BeliefModel, name: str = "belief", chip_cost: tuple[float, float] = (0.5, 1.0),
                  rival_weight: float = 0.3) -> None:
         self.model = model

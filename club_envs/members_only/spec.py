@@ -26,6 +26,7 @@ SPEC = GameSpec(
         "vector_game": ".vector_game:MembersOnlyVectorGame",
         "vector_env": ".vector_env:MembersOnlyVectorEnv",
         "vector_privileged": ".vector_privileged",
+        "vector_view": ".vector_views:view_of",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",
         "features:members_only_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.members_only:MembersOnlyPresenter",

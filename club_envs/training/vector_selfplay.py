@@ -57,27 +57,28 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
 
 
-class PooledVectorEnv(VectorEnv):
-    """``num_envs`` self-play games of ``side``'s learner on the batched engine (module docstring).
-
-    ``pools`` maps each side to its pool folder (``<run>/pool/<side>``); ``features`` names the
-    learner's extra inputs (``"none"``: the observation alone)."""
+class LearnerVectorEnv(VectorEnv):
+    """A learner's ``num_envs`` games on the batched engine, split over table ``variants`` (each the
+    options of one vector environment; ``opponents`` seated at the start), with the learner's inputs
+    built for all games at once: the observation, ``features`` (``"none"``: nothing more), and with
+    ``privileged`` the hidden state. A finished game's last inputs are read before its next deal
+    (``info["final_obs"]``); subclasses add to its results (:meth:`_finished_game`) and seat the next
+    game's opponents (:meth:`_seat`)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, game: GameSettings, side: str, pools: dict[str, str | Path], num_envs: int, seed: int,
+    def __init__(self, game: str, variants: list[dict[str, Any]], num_envs: int, seed: int, opponents: Any = "random",
                  features: str = "none", keep_records: bool = False, privileged: bool = False) -> None:
-        variants = games.vector_variants(game, side)
         if num_envs < len(variants):
-            raise ValueError(f"{num_envs} games cannot cover the {len(variants)} table variants of {game.name} "
-                             f"(sizes x roles) on the batched engine; give envs.n_envs at least {len(variants)}")
-        self.num_envs, self.side, self.game = int(num_envs), side, game.name
+            raise ValueError(f"{num_envs} games cannot cover the {len(variants)} table variants of {game} "
+                             f"(sizes x roles) on the batched engine; give at least {len(variants)} games")
+        self.num_envs, self.game = int(num_envs), game
         self.features = get_features(features)
-        spec = get_spec(game.name)
+        spec = get_spec(game)
         self.parts = []
         for k, (kwargs, count) in enumerate(zip(variants, split(num_envs, len(variants)))):
             part = gymnasium.make_vec(spec.gym_id, num_envs=count, vectorization_mode="vector_entry_point",
-                                      opponents="random", keep_records=keep_records, **kwargs).unwrapped
+                                      opponents=opponents, keep_records=keep_records, **kwargs).unwrapped
             part.before_deal = functools.partial(self._before_deal, k)
             self.parts.append(part)
         self.offsets = np.cumsum([0] + [p.num_envs for p in self.parts])
@@ -96,19 +97,12 @@ class PooledVectorEnv(VectorEnv):
         self.single_action_space = first.single_action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._draw = games.opponents_for(game.name, side)
-        self._win_share = games.win_share(game.name)
-        self._readers = {s: PoolReader(folder, np.random.default_rng(0)) for s, folder in pools.items()}
-        self._snapshots: dict[str, BatchedPolicyAgent] = {}
-        self._bots = batched_bots(game.name) or ()
-        self._seed(seed)
-        self._drawn: list[list[str]] = [[] for _ in range(self.num_envs)]
+        self._win_share = games.win_share(game)
         self._finished: dict[int, tuple[np.ndarray, dict[str, Any]]] = {}
+        self._seed(seed)
 
     def _seed(self, seed: int) -> None:
-        draws, snapshots, deals = np.random.SeedSequence(seed).spawn(3)
-        self._rngs = [np.random.default_rng(s) for s in draws.spawn(self.num_envs)]
-        self._snapshot_seeds = snapshots
+        deals, self._seeds = np.random.SeedSequence(seed).spawn(2)
         self._deal_seeds = [int(s.generate_state(1)[0]) for s in deals.spawn(len(self.parts))]
 
     # ------------------------------------------------------------------ the VectorEnv API
@@ -135,10 +129,13 @@ class PooledVectorEnv(VectorEnv):
         done = terminated | truncated
         if done.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
-            selfplay = np.full(self.num_envs, None, dtype=object)
+            final_info: dict[str, Any] = {}
             for g in np.flatnonzero(done):
-                final_obs[g], selfplay[g] = self._finished.pop(int(g))
-            final_info = {"selfplay": selfplay, "_selfplay": done.copy()}
+                final_obs[g], results_of_game = self._finished.pop(int(g))
+                for key, value in results_of_game.items():
+                    final_info.setdefault(key, np.full(self.num_envs, None, dtype=object))[g] = value
+            for key in list(final_info):
+                final_info["_" + key] = done.copy()
             if any("record" in r[4] for r in results):  # keep_records: each finished game's record
                 final_info["record"] = np.concatenate([r[4].get("record", np.full(p.num_envs, None, object))
                                                        for p, r in zip(self.parts, results)])
@@ -154,7 +151,7 @@ class PooledVectorEnv(VectorEnv):
         for part in self.parts:
             part.close()
 
-    # ------------------------------------------------------------------ inputs, draws, results
+    # ------------------------------------------------------------------ inputs and results
     def _inputs(self, part: Any, observations: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """The learner's inputs in ``part``'s games ``rows`` (default: all) from their observations."""
         if self.features is None and self._hidden is None:
@@ -170,22 +167,23 @@ class PooledVectorEnv(VectorEnv):
         return inputs
 
     def _before_deal(self, k: int, which: np.ndarray) -> None:
-        """Part ``k``'s games ``which`` are about to be dealt anew: keep what the learner's last
-        inputs and result were in those that just finished, then draw and seat the next opponents."""
+        """Part ``k``'s games ``which`` are about to be dealt anew: keep the learner's last inputs
+        and results in those that just finished, then seat the next games' opponents."""
         part = self.parts[k]
         over = np.flatnonzero(which & part.games.is_over)
         if len(over):
             last = self._inputs(part, part.observer.observe_games(part.games, over, part.seats[over]), over)
-            shares = self._shares(part, over)
-            for j, row, share in zip(over, last, shares):
+            for j, row, share in zip(over, last, self._shares(part, over)):
                 g = int(self.offsets[k] + j)
-                self._finished[g] = (row, {"opponents": list(self._drawn[g]), "win": share})
-        for j in np.flatnonzero(which):
-            g = int(self.offsets[k] + j)
-            for reader in self._readers.values():
-                reader.rng = self._rngs[g]  # each game draws with its own generator
-            drawn, self._drawn[g] = self._draw(part.num_players, self._readers, self._rngs[g])
-            part.set_opponents(self._opponent(drawn), games=[int(j)])
+                self._finished[g] = (row, self._finished_game(g, share))
+        self._seat(k, which)
+
+    def _finished_game(self, g: int, win: float) -> dict[str, Any]:
+        """What ``info["final_info"]`` reports of finished game ``g`` besides its record."""
+        return {"win": win}
+
+    def _seat(self, k: int, which: np.ndarray) -> None:
+        """Seat the opponents of part ``k``'s games ``which`` before their deal (here: as they are)."""
 
     def _shares(self, part: Any, over: np.ndarray) -> list[float]:
         """The learner's win share in each finished game of ``over``: a tied win shared (or a
@@ -197,6 +195,40 @@ class PooledVectorEnv(VectorEnv):
             info = {"winners": [int(s) for s in np.flatnonzero(winners[j])], "seat": seat}
             shares.append(self._win_share(info, 0.0))
         return shares
+
+class PooledVectorEnv(LearnerVectorEnv):
+    """``num_envs`` self-play games of ``side``'s learner on the batched engine, each game's
+    opponents drawn from the pools (``pools``: side -> ``<run>/pool/<side>``) when it starts
+    (module docstring); a finished game's ``final_info["selfplay"]`` gives the pool its result."""
+
+    def __init__(self, game: GameSettings, side: str, pools: dict[str, str | Path], num_envs: int, seed: int,
+                 features: str = "none", keep_records: bool = False, privileged: bool = False) -> None:
+        self.side = side
+        self._draw = games.opponents_for(game.name, side)
+        self._readers = {s: PoolReader(folder, np.random.default_rng(0)) for s, folder in pools.items()}
+        self._snapshots: dict[str, BatchedPolicyAgent] = {}
+        self._bots = batched_bots(game.name) or ()
+        self._drawn: list[list[str]] = [[] for _ in range(num_envs)]
+        super().__init__(game.name, games.vector_variants(game, side), num_envs, seed, "random", features,
+                         keep_records, privileged)
+
+    def _seed(self, seed: int) -> None:
+        super()._seed(seed)
+        draws, self._snapshot_seeds = self._seeds.spawn(2)
+        self._rngs = [np.random.default_rng(s) for s in draws.spawn(self.num_envs)]
+
+    def _finished_game(self, g: int, win: float) -> dict[str, Any]:
+        return {"selfplay": {"opponents": list(self._drawn[g]), "win": win}}
+
+    def _seat(self, k: int, which: np.ndarray) -> None:
+        """Draw and seat the opponents of each new game, with the game's own generator."""
+        part = self.parts[k]
+        for j in np.flatnonzero(which):
+            g = int(self.offsets[k] + j)
+            for reader in self._readers.values():
+                reader.rng = self._rngs[g]
+            drawn, self._drawn[g] = self._draw(part.num_players, self._readers, self._rngs[g])
+            part.set_opponents(self._opponent(drawn), games=[int(j)])
 
     def _opponent(self, drawn: Any) -> Any:
         """A draw (bot names and loaded policies, per seat or per role) in the vector environment's terms."""
@@ -229,4 +261,4 @@ def pooled_env(game: GameSettings, side: str, run_dir: str | Path, num_envs: int
     return PooledVectorEnv(game, side, pools, num_envs, seed, features, keep_records, privileged)
 
 
-__all__ = ["PooledVectorEnv", "pooled_env", "split"]
+__all__ = ["LearnerVectorEnv", "PooledVectorEnv", "pooled_env", "split"]

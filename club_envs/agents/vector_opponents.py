@@ -1,0 +1,70 @@
+"""Any agent as an opponent of the batched engines' vector environments, where that can be done.
+
+A vector environment seats, per game and seat, a bot it plays by name (compiled, or its reference
+code) or a :class:`~club_envs.agents.batched.BatchedPolicy`. :func:`vector_opponent` turns what
+:func:`club_envs.agents.registry.load` gives into one of those:
+
+* a built-in bot's name stays a name;
+* a trained policy (:class:`~club_envs.agents.policy.PolicyAgent`) becomes a
+  :class:`~club_envs.agents.policy.BatchedPolicyAgent` (one forward pass per round for all games);
+* an agent that decides from the seat's view alone, the same way every time (``stateless = True``)
+  and for many seats at once (``act_batch``), such as the belief agents, becomes a :class:`ViewPolicy`: asked on the seats' views rebuilt from the engine's arrays (the
+  game's ``vector_view`` hook);
+* a role-dispatching agent (Arkham's pairs of policies) becomes one opponent per role;
+* anything else (a search, an agent with its own random choices per game) gets ``None``: it plays
+  on the one-game environments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from club_envs.agents.base import Decision
+from club_envs.agents.batched import GameRows
+from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent, RoleDispatchAgent
+from club_envs.games import get_spec
+
+VECTOR_ENV_HOOK, VECTOR_VIEW_HOOK = "vector_env", "vector_view"
+
+
+class ViewPolicy:
+    """A deterministic agent with ``act_batch`` as a batched opponent: each row's decision built on
+    the seat's view from the engine's arrays, all rows asked in one ``act_batch`` call."""
+
+    reads_state = True
+
+    def __init__(self, agent: Any, view_of: Any) -> None:
+        self.agent, self.view_of = agent, view_of
+        self.name = getattr(agent, "name", "agent")
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray, state: GameRows) -> np.ndarray:
+        decisions = [Decision(int(seat), self.view_of(state.games, int(g), int(seat)), np.flatnonzero(mask).tolist(),
+                              lambda o=obs: o, lambda m=mask: m)
+                     for obs, mask, g, seat in zip(observations, action_masks, state.rows, state.seats)]
+        chosen = type(self.agent).act_batch([self.agent] * len(decisions), decisions)
+        return np.asarray(chosen, dtype=np.int64)
+
+
+def vector_opponent(game: str, agent: Any, seed: int | None = None) -> Any:
+    """What ``game``'s vector environment seats for ``agent`` (a bot name or a loaded agent), or
+    ``None`` when it cannot play it (module docstring)."""
+    spec = get_spec(game)
+    if not spec.has_hook(VECTOR_ENV_HOOK):
+        return None
+    if isinstance(agent, str):
+        return agent if agent in getattr(spec.hook(VECTOR_ENV_HOOK), "OPPONENT_BOTS", ()) else None
+    if isinstance(agent, PolicyAgent):
+        if agent.features is not None and agent.features.from_state is None:
+            return None
+        return BatchedPolicyAgent(agent, seed)
+    if isinstance(agent, RoleDispatchAgent):
+        parts = {role: vector_opponent(game, inner, seed) for role, inner in agent.by_role.items()}
+        return None if any(p is None for p in parts.values()) else parts
+    if getattr(type(agent), "stateless", False) and hasattr(type(agent), "act_batch") and spec.has_hook(VECTOR_VIEW_HOOK):
+        return ViewPolicy(agent, spec.hook(VECTOR_VIEW_HOOK))
+    return None
+
+
+__all__ = ["ViewPolicy", "vector_opponent"]

@@ -38,7 +38,8 @@ from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFA
 from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
-                                         SelfPlaySettings, TrainingConfig)
+                                         SelfPlaySettings, TablePpoConfig, TablePpoSettings, LeagueSettings,
+                                         AnchorSettings, TrainingConfig)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
 
@@ -327,6 +328,82 @@ ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
 }
 
 
+# --------------------------------------------------------------------------- PPO on the batched engine
+# club_envs.training.table_ppo: every seat of every game a decision of the learner or of its league
+TABLE_PPO_GAMES = ("members_only",)  # the games with a batched multi-agent engine it trains on
+TABLE_PPO_BOTS = ("random", "heuristic", "heuristic_bold")  # league bots played in compiled code
+TABLE_PPO_ANCHORS = ("none", "heuristic")
+TABLE_PPO_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["recipe"],
+    "properties": {
+        "recipe": {"enum": ["table_ppo"]},
+        "game": section({
+            "name": {"enum": list(TABLE_PPO_GAMES)},
+            "num_players": table_sizes_schema(get_spec("members_only").player_counts),
+            "options": {"type": "object"},
+        }),
+        "ppo": section({
+            "games": {"type": "integer", "minimum": 1, "maximum": 65_536},
+            "steps": {"type": "integer", "minimum": 1, "maximum": 65_536},
+            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "epochs": {"type": "integer", "minimum": 1, "maximum": 100},
+            "minibatch": {"type": "integer", "minimum": 2, "maximum": 2**22},
+            "gamma": _PROBABILITY,
+            "gae_lambda": _PROBABILITY,
+            "clip": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "entropy": {"type": "number", "minimum": 0, "maximum": 10},
+            "value_coef": {"type": "number", "minimum": 0, "maximum": 100},
+            "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
+            "critic": {"enum": list(CRITICS)},
+            "threads": {"type": "integer", "minimum": 1, "maximum": 16},
+        }),
+        "network": section({
+            "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
+                       "minItems": 1, "maxItems": 4},
+            "activation": {"enum": ["tanh", "relu"]},
+            "features": {"enum": ["none", "members_only_beliefs", "members_only_heuristic"]},
+        }),
+        "league": section({
+            "share": _PROBABILITY,
+            "snapshot_every": _POSITIVE_INT,
+            "pool_size": {"type": "integer", "minimum": 1, "maximum": 1000},
+            "bots": {"type": "array", "items": {"enum": list(TABLE_PPO_BOTS)}, "uniqueItems": True},
+            "bot_share": _PROBABILITY,
+        }),
+        "anchor": section({
+            "bot": {"enum": list(TABLE_PPO_ANCHORS)},
+            "coef": {"type": "number", "minimum": 0, "maximum": 100},
+            "anneal_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+        }),
+        "evaluation": section({
+            "every": _POSITIVE_INT,
+            "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
+            "opponents": {"type": "array", "items": {"enum": ["random", "heuristic", "heuristic_bold",
+                                                              "heuristic_sampled"]}, "minItems": 1},
+            "greedy": {"type": "boolean"},
+        }),
+        "checkpoint": section({"every": _POSITIVE_INT}),
+        "budget": section({"total_steps": _POSITIVE_INT}),
+        "seed": SEED_SCHEMA,
+    },
+}
+TABLE_PPO_DEFAULTS: dict[str, Any] = {
+    "game": {"name": "members_only", "num_players": [4], "options": {}},
+    "ppo": {"games": 256, "steps": 64, "learning_rate": 2.5e-4, "epochs": 4, "minibatch": 4096, "gamma": 0.995,
+            "gae_lambda": 0.95, "clip": 0.1, "entropy": 0.01, "value_coef": 0.5, "max_grad_norm": 0.5,
+            "critic": "observation", "threads": 1},
+    "network": {"hidden": [256, 256], "activation": "tanh", "features": "members_only_beliefs"},
+    "league": {"share": 0.5, "snapshot_every": 1_000_000, "pool_size": 20, "bots": [], "bot_share": 0.0},
+    "anchor": {"bot": "none", "coef": 0.0, "anneal_steps": 0},
+    "evaluation": {"every": 1_000_000, "games": 400, "opponents": ["heuristic", "random"], "greedy": True},
+    "checkpoint": {"every": 500_000},
+    "budget": {"total_steps": 10_000_000},
+    "seed": 0,
+}
+
+
 class ConfigFileError(ValueError):
     """A training config that cannot be used; the message names the key and what is allowed."""
 
@@ -500,7 +577,7 @@ def config_class(raw: Any, source: str = "config") -> type:
     if not isinstance(raw, Mapping):
         raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(selfplay_schema()['properties'])})")
     if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
-        recipes = {cls.RECIPE: cls for cls in (BeliefConfig, ArkhamBeliefConfig)}
+        recipes = {cls.RECIPE: cls for cls in (BeliefConfig, ArkhamBeliefConfig, TablePpoConfig)}
         recipe = raw["recipe"]
         if isinstance(recipe, str) and recipe in recipes:
             return recipes[recipe]
@@ -518,6 +595,8 @@ def from_mapping(raw: Any, source: str = "config", kind: type | None = None) -> 
         return _belief(checked(raw, BELIEF_SCHEMA, BELIEF_DEFAULTS, source), source)
     if kind is ArkhamBeliefConfig:
         return _arkham_belief(checked(raw, ARKHAM_BELIEF_SCHEMA, ARKHAM_BELIEF_DEFAULTS, source))
+    if kind is TablePpoConfig:
+        return _table_ppo(checked(raw, TABLE_PPO_SCHEMA, TABLE_PPO_DEFAULTS, source), source)
     resolved = checked(raw, selfplay_schema(), DEFAULTS, source)
     _check_relations(resolved, source)
     if kind is RllibConfig:
@@ -616,6 +695,30 @@ def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:
                               tr["epochs"], float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
                               ev["seed"], resolved["seed"], resolved, float(bm["exploration"]), tuple(bm["hidden"]),
                               float(bm["learning_rate"]), bm["batch_size"], bm["epochs"])
+
+
+def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:
+    game, ppo, net, league, anchor = (resolved[k] for k in ("game", "ppo", "network", "league", "anchor"))
+    ev = resolved["evaluation"]
+    if league["bot_share"] > 0 and not league["bots"]:
+        raise ConfigFileError(f"{source}: league.bot_share: {league['bot_share']} needs league.bots; allowed values: "
+                              f"{', '.join(TABLE_PPO_BOTS)}")
+    if anchor["coef"] > 0 and anchor["bot"] == "none":
+        raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} needs anchor.bot; allowed values: heuristic")
+    players = table_sizes(game["num_players"])
+    if ppo["games"] < len(players):
+        raise ConfigFileError(f"{source}: ppo.games: {ppo['games']} cannot cover {len(players)} table sizes; "
+                              f"allowed values: {len(players)} or more")
+    resolved["game"]["num_players"] = list(players)
+    return TablePpoConfig(
+        GameSettings(game["name"], players, dict(game["options"])),
+        TablePpoSettings(**ppo),
+        NetworkSettings(tuple(net["hidden"]), net["activation"], net["features"]),
+        LeagueSettings(float(league["share"]), league["snapshot_every"], league["pool_size"], tuple(league["bots"]),
+                       float(league["bot_share"])),
+        AnchorSettings(anchor["bot"], float(anchor["coef"]), anchor["anneal_steps"]),
+        EvaluationSettings(ev["every"], ev["games"], tuple(ev["opponents"]), ev["greedy"]),
+        resolved["checkpoint"]["every"], resolved["budget"]["total_steps"], resolved["seed"], resolved)
 
 
 # PPO defaults of a learner that has no config of its own (the exploit responder)

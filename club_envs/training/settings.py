@@ -232,6 +232,69 @@ class ArkhamBeliefConfig:
                 f"series against each of {', '.join(self.eval_opponents) or 'no bot'}")
 
 
+@dataclass(frozen=True)
+class TablePpoSettings:
+    """The ``ppo`` section of a ``table_ppo`` config (:mod:`club_envs.training.table_ppo`)."""
+
+    games: int  # games stepped together, split over the table sizes
+    steps: int  # moves of every game per rollout (each seat's decisions among them)
+    learning_rate: float
+    epochs: int
+    minibatch: int
+    gamma: float
+    gae_lambda: float
+    clip: float
+    entropy: float
+    value_coef: float
+    max_grad_norm: float
+    critic: str
+    threads: int
+
+
+@dataclass(frozen=True)
+class LeagueSettings:
+    """The ``league`` section of a ``table_ppo`` config: who sits at the tables besides the learner."""
+
+    share: float  # share of games in which the learner holds one seat and the league the others
+    snapshot_every: int
+    pool_size: int
+    bots: tuple[str, ...]  # bots among the league's members
+    bot_share: float  # share of the league's draws that are bots
+
+
+@dataclass(frozen=True)
+class AnchorSettings:
+    """The ``anchor`` section: a pull of the policy towards a bot's choices, annealed away."""
+
+    bot: str  # whose choices: "heuristic" (the exact bot), or "none"
+    coef: float  # the weight of the cross-entropy to the bot's choice at step 0
+    anneal_steps: int  # the weight falls linearly to 0 over these many learner decisions
+
+
+@dataclass(frozen=True)
+class TablePpoConfig:
+    """PPO of our own on the batched multi-agent engine (:mod:`club_envs.training.table_ppo`)."""
+
+    TRAINER: ClassVar[str] = "club_envs.training.table_ppo"
+    RECIPE: ClassVar[str] = "table_ppo"
+
+    game: GameSettings
+    ppo: TablePpoSettings
+    network: NetworkSettings
+    league: LeagueSettings
+    anchor: AnchorSettings
+    evaluation: EvaluationSettings
+    checkpoint_every: int
+    total_steps: int
+    seed: int
+    raw: Mapping[str, Any]
+
+    def describe(self) -> str:
+        """The run in a few words, for the line ``club-envs train`` starts with."""
+        return (f"PPO on the batched engine, {self.game.name} at {_sizes(self.game.num_players)} players, "
+                f"{self.total_steps:,} learner decisions with {self.ppo.games} games at once")
+
+
 def _sizes(counts: tuple[int, ...]) -> str:
     return "/".join(map(str, counts))
 
@@ -290,4 +353,4 @@ class ExploitSettings:
         return [(target, side) for target in self.targets() for side in self.sides]
 
 
-TrainingConfig = SelfPlayConfig | BeliefConfig | ArkhamBeliefConfig
+TrainingConfig = SelfPlayConfig | BeliefConfig | ArkhamBeliefConfig | TablePpoConfig

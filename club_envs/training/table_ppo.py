@@ -1,0 +1,554 @@
+"""PPO of our own on the batched multi-agent engine: every seat of every game is a decision to learn from.
+
+    club-envs train configs/members_only_table_ppo.yaml
+    club-envs train --resume runs/members_only_table_ppo-<stamp>
+
+The stable-baselines3 trainer (:mod:`club_envs.training.train`) sees one seat per game: the other
+seats are environment. Here the games are :class:`~club_envs.vector_game.VectorGame` tables
+(``club_envs.make_vector_game``), every seat played by the learner or by a member of its league,
+and every decision the learner makes -- in every seat -- is a sample. One file, top to bottom:
+
+1. **Tables.** ``ppo.games`` games split over the table sizes. When a game starts, with probability
+   ``league.share`` the learner takes one seat (at random) and each other seat draws a league member
+   (a frozen snapshot, chosen as ``selfplay.scheme: loss`` does: the ones it still loses to more
+   often, or a bot of ``league.bots`` with ``league.bot_share``); otherwise it holds every seat.
+2. **Rollout.** ``ppo.steps`` moves of every game. The learner's decisions are answered by one
+   forward pass per table; a member's by one per member. Each seat's decisions form its own chain:
+   the rewards the table hands a seat between two of its decisions belong to the first; a game's
+   end closes the chain; a chain cut by the rollout's end is bootstrapped from the critic's value of
+   that seat's position.
+3. **Advantages** by GAE along each chain (``ppo.gamma`` and ``ppo.gae_lambda`` per own decision).
+4. **Update**: ``ppo.epochs`` passes of clipped PPO over minibatches of ``ppo.minibatch``, advantages
+   normalised per minibatch, entropy bonus ``ppo.entropy``, value loss ``ppo.value_coef``; with
+   ``anchor.coef`` > 0 also the cross-entropy to the anchor bot's choice (the exact heuristic's), its
+   weight falling linearly to 0 over ``anchor.anneal_steps`` learner decisions (a pull that keeps the
+   policy near a known-good one while its critic is still poor, then lets go).
+5. **League, evaluation, checkpoint** when due: snapshots into ``pool/player/`` (the pool file of the
+   stable-baselines3 trainer's format); evaluation games on the batched engine against
+   ``evaluation.opponents`` (``evaluations.csv``, ``best/policy.pt``); a checkpoint
+   (``checkpoint.pt``: networks, optimiser, counters, generators) and ``latest/policy.pt``.
+
+The actor reads the seat's observation and ``network.features``; with ``ppo.critic: privileged``
+the critic also reads the hidden state (every hand, discard and the cards out of play, seat by seat
+from the deciding seat's, :mod:`club_envs.members_only.vector_privileged`). Exported policies are
+ordinary policy files (:mod:`club_envs.agents.policy`). A resumed run starts new games (the tables'
+positions are not kept); the same seed and budget give the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
+
+from club_envs.agents.batched import GameRows
+from club_envs.agents.features import get as get_features
+from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent
+from club_envs.compiled import compiled
+from club_envs.games import get_spec
+from club_envs.members_only.vector_features import HeuristicRows
+from club_envs.members_only.vector_heuristic import Scratch, choose
+from club_envs.members_only.bots import HeuristicAgent
+from club_envs.members_only.vector_privileged import SIZE as HIDDEN_SIZE
+from club_envs.members_only.vector_privileged import privileged_rows
+from club_envs.training import evaluations
+from club_envs.training.config import ConfigFileError
+from club_envs.training.policy_meta import write_policy
+from club_envs.training.progress import Reporter
+from club_envs.training.run_folder import append_csv, save_state
+from club_envs.training.selfplay import SnapshotPool
+from club_envs.training.settings import TablePpoConfig
+from club_envs.vector_game import make_vector_game
+
+SIDE = "player"
+LEARNER = -1  # a seat's controller: the learner, or a league member's index
+ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+BOTS = {"heuristic": HeuristicAgent(), "heuristic_bold": HeuristicAgent(chip_cost=(0.25, 0.5), rival_weight=0.0)}
+PROGRESS_FILE = "progress.csv"
+
+
+# --------------------------------------------------------------------------- the networks
+
+def mlp(inputs: int, hidden: tuple[int, ...], activation: str) -> torch.nn.Sequential:
+    layers: list[torch.nn.Module] = []
+    for width in hidden:
+        layers += [torch.nn.Linear(inputs, width), ACTIVATIONS[activation]()]
+        inputs = width
+    return torch.nn.Sequential(*layers)
+
+
+class Actor(torch.nn.Module):
+    """Inputs -> hidden layers -> logits, named as the policy files name them (``policy_net``,
+    ``action_net``), so the weights export as they are."""
+
+    def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...], activation: str) -> None:
+        super().__init__()
+        self.policy_net = mlp(inputs, hidden, activation)
+        self.action_net = torch.nn.Linear(hidden[-1], actions)
+        torch.nn.init.orthogonal_(self.action_net.weight, gain=0.01)  # near-uniform at the start
+        torch.nn.init.zeros_(self.action_net.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.action_net(self.policy_net(x))
+
+    def file_weights(self) -> dict[str, torch.Tensor]:
+        """The weights under the names of a policy file (``mlp_extractor.policy_net.*``, ``action_net.*``)."""
+        out = {f"mlp_extractor.policy_net.{k}": v.detach().clone() for k, v in self.policy_net.state_dict().items()}
+        out.update({f"action_net.{k}": v.detach().clone() for k, v in self.action_net.state_dict().items()})
+        return out
+
+
+class Critic(torch.nn.Module):
+    def __init__(self, inputs: int, hidden: tuple[int, ...], activation: str) -> None:
+        super().__init__()
+        self.body = mlp(inputs, hidden, activation)
+        self.head = torch.nn.Linear(hidden[-1], 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x)).squeeze(-1)
+
+
+def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    return torch.where(masks, logits, torch.full_like(logits, -1e9))
+
+
+# --------------------------------------------------------------------------- the rollout buffer
+
+@dataclass
+class Rollout:
+    """The learner's decisions of one rollout, in the order they were made."""
+
+    inputs: list[np.ndarray] = field(default_factory=list)
+    critic: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[np.ndarray] = field(default_factory=list)
+    logp: list[np.ndarray] = field(default_factory=list)
+    values: list[np.ndarray] = field(default_factory=list)
+    anchors: list[np.ndarray] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, inputs, critic, masks, actions, logp, values, anchors) -> np.ndarray:
+        """Append a batch of decisions; returns their indices."""
+        for name, value in zip(("inputs", "critic", "masks", "actions", "logp", "values", "anchors"),
+                               (inputs, critic, masks, actions, logp, values, anchors)):
+            getattr(self, name).append(value)
+        start = self.size
+        self.size += len(actions)
+        return np.arange(start, self.size)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {name: np.concatenate(getattr(self, name)) for name in
+                ("inputs", "critic", "masks", "actions", "logp", "values", "anchors")}
+
+
+@compiled
+def chain_advantages(rewards: np.ndarray, values: np.ndarray, next_index: np.ndarray, done: np.ndarray,
+                     bootstrap: np.ndarray, gamma: float, lam: float, out: np.ndarray) -> None:
+    """GAE along each seat's chain of decisions (``next_index``: the same seat's next decision in
+    the rollout, -1 for the last; ``done``: the game ended after it; ``bootstrap``: the value after
+    a chain's last decision that the rollout cut)."""
+    for i in range(rewards.shape[0] - 1, -1, -1):
+        nxt = next_index[i]
+        if done[i]:
+            out[i] = rewards[i] - values[i]
+        elif nxt >= 0:
+            out[i] = rewards[i] + gamma * values[nxt] - values[i] + gamma * lam * out[nxt]
+        else:
+            out[i] = rewards[i] + gamma * bootstrap[i] - values[i]
+
+
+# --------------------------------------------------------------------------- the tables
+
+class Table:
+    """One table size's games, who controls each seat, and each seat's open chain of decisions."""
+
+    def __init__(self, settings: TablePpoConfig, num_players: int, games: int, seed: int) -> None:
+        self.game = make_vector_game(settings.game.name, games, num_players=num_players, **settings.game.options)
+        self.num_players, self.num_games = num_players, games
+        self.step = self.game.reset(seed=seed)
+        self.controllers = np.full((games, num_players), LEARNER, np.int64)
+        self.drawn: list[list[str]] = [[] for _ in range(games)]
+        self.last = np.full((games, num_players), -1, np.int64)  # the seat's last decision in this rollout
+        self.pending = np.zeros((games, num_players), np.float64)  # rewards since that decision
+
+
+class TablePpo:
+    """The trainer (see the module docstring); :meth:`run` trains up to the budget."""
+
+    def __init__(self, settings: TablePpoConfig, run_dir: Path, state: dict, report: Reporter) -> None:
+        self.settings, self.run_dir, self.report = settings, run_dir, report
+        ppo, net = settings.ppo, settings.network
+        torch.manual_seed(settings.seed)
+        torch.set_num_threads(ppo.threads)
+        self.features = get_features(net.features)
+        spec = get_spec(settings.game.name)
+        observation_size = int(spec.hook("observer")(spec.module.Config()).size)
+        self.actions = int(spec.hook("actions").NUM_ACTIONS)
+        self.input_size = observation_size if self.features is None else self.features.obs_size + self.features.extra
+        self.privileged = ppo.critic == "privileged"
+        self.actor = Actor(self.input_size, self.actions, net.hidden, net.activation)
+        self.critic = Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation)
+        self.optimizer = torch.optim.Adam([*self.actor.parameters(), *self.critic.parameters()], lr=ppo.learning_rate,
+                                          eps=1e-5)
+        self.steps, self.updates = 0, 0
+        self.best = state.get("best", {})
+        self.rng = np.random.default_rng([settings.seed, 1])
+        self._load(state)
+        league = settings.league
+        self.pool = SnapshotPool(run_dir / "pool" / SIDE, "loss", [f for f in league.bots], league.bot_share,
+                                 league.pool_size)
+        if not self.pool.snapshots():
+            self.pool.add_snapshot(self.steps, self._export)
+        self.members: dict[str, Any] = {}
+        sizes = settings.game.num_players
+        counts = [ppo.games // len(sizes) + (k < ppo.games % len(sizes)) for k in range(len(sizes))]
+        table_seed = np.random.SeedSequence([settings.seed, self.updates])
+        self.tables = [Table(settings, n, c, int(s.generate_state(1)[0]))
+                       for n, c, s in zip(sizes, counts, table_seed.spawn(len(sizes)))]
+        for table in self.tables:
+            self._draw(table, np.arange(table.num_games))
+        self.anchor_rows = HeuristicRows() if settings.anchor.coef > 0 else None
+        self.scratch = Scratch()
+        self.marks = {name: self.steps // every for name, every in (
+            ("snapshot", league.snapshot_every), ("eval", settings.evaluation.every),
+            ("checkpoint", settings.checkpoint_every))}
+        self.stop = False
+
+    # ------------------------------------------------------------------ 1. who sits where
+    def _draw(self, table: Table, games: np.ndarray) -> None:
+        """New controllers for ``games`` of ``table`` (their games have just started)."""
+        probs = self.pool.probabilities()
+        ids = list(probs)
+        p = np.array([probs[i] for i in ids])
+        for g in games.tolist():
+            table.controllers[g] = LEARNER
+            table.drawn[g] = []
+            if self.rng.random() < self.settings.league.share and ids:
+                mine = int(self.rng.integers(table.num_players))
+                for seat in range(table.num_players):
+                    if seat != mine:
+                        member = ids[int(self.rng.choice(len(ids), p=p / p.sum()))]
+                        table.controllers[g, seat] = self._member_index(member)
+                        table.drawn[g].append(member)
+
+    def _member_index(self, member: str) -> int:
+        order = list(self.members)
+        if member not in self.members:
+            if member.startswith("bot:"):
+                self.members[member] = member[4:]
+            else:
+                agent = PolicyAgent.from_file(self.pool.folder / member, name=member)
+                self.members[member] = BatchedPolicyAgent(agent, int(self.rng.integers(2**31)))
+            order = list(self.members)
+        return order.index(member)
+
+    # ------------------------------------------------------------------ 2. the rollout
+    def inputs(self, table: Table, rows: np.ndarray, seats: np.ndarray, observations: np.ndarray,
+               masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(actor inputs, critic inputs) of seats ``seats`` in games ``rows``."""
+        x = observations.astype(np.float32)
+        if self.features is not None:
+            x = self.features.from_state(x, masks, GameRows(table.game.games, rows, seats)).astype(np.float32)
+        c = np.concatenate([x, privileged_rows(table.game.games, rows, seats)], axis=1) if self.privileged else x
+        return x, c
+
+    def rollout(self) -> tuple[Rollout, dict[str, np.ndarray]]:
+        buffer = Rollout()
+        next_index: list[int] = []
+        rewards: list[float] = []
+        done: list[bool] = []
+        for _ in range(self.settings.ppo.steps):
+            for table in self.tables:
+                self._move(table, buffer, next_index, rewards, done)
+        bootstrap = np.zeros(buffer.size)
+        for table in self.tables:
+            self._cut(table, bootstrap, rewards)
+        links = {"next": np.array(next_index, np.int64), "done": np.array(done, np.bool_),
+                 "reward": np.array(rewards, np.float64), "bootstrap": bootstrap}
+        return buffer, links
+
+    def _move(self, table: Table, buffer: Rollout, next_index: list[int], rewards: list[float],
+              done: list[bool]) -> None:
+        step = table.step
+        current = step.current_player
+        games = np.arange(table.num_games)
+        who = table.controllers[games, current]
+        actions = np.zeros(table.num_games, np.int64)
+        mine = np.flatnonzero(who == LEARNER)
+        if len(mine):
+            seats = current[mine]
+            masks = step.action_mask[mine]
+            x, c = self.inputs(table, mine, seats, step.observation[mine], masks)
+            with torch.no_grad():
+                logits = masked_logits(self.actor(torch.from_numpy(x)), torch.from_numpy(masks))
+                dist = torch.distributions.Categorical(logits=logits)
+                chosen = dist.sample()
+                logp = dist.log_prob(chosen).numpy()
+                values = self.critic(torch.from_numpy(c)).numpy()
+            anchors = self._anchor_actions(table, mine, seats) if self.anchor_rows is not None else \
+                np.full(len(mine), -1, np.int64)
+            index = buffer.add(x, c, masks, chosen.numpy(), logp, values, anchors)
+            actions[mine] = chosen.numpy()
+            next_index.extend([-1] * len(mine))
+            rewards.extend([0.0] * len(mine))
+            done.extend([False] * len(mine))
+            previous = table.last[mine, seats]
+            linked = previous >= 0
+            for i, prev in zip(index[linked], previous[linked]):
+                next_index[prev] = int(i)
+            for prev, g, s in zip(previous[linked], mine[linked], seats[linked]):
+                rewards[prev] += table.pending[g, s]
+            table.pending[mine, seats] = 0.0
+            table.last[mine, seats] = index
+        for member in np.unique(who[who != LEARNER]):
+            rows = np.flatnonzero(who == member)
+            actions[rows] = self._member_actions(table, int(member), rows, current[rows], step)
+        table.step = step = table.game.step(actions)
+        table.pending += step.rewards
+        ended = np.flatnonzero(step.terminated | step.truncated)
+        if len(ended):
+            self._ended(table, ended, step, rewards, done)
+
+    def _ended(self, table: Table, ended: np.ndarray, step: Any, rewards: list[float], done: list[bool]) -> None:
+        """Close every seat's chain in the games that ended; hand the league its results; draw anew."""
+        for g in ended.tolist():
+            for s in range(table.num_players):
+                prev = table.last[g, s]
+                if prev >= 0:
+                    rewards[prev] += table.pending[g, s]
+                    done[prev] = True
+            table.last[g] = -1
+            table.pending[g] = 0.0
+            if table.drawn[g]:
+                winners = step.info["final_info"]["winners"][g]
+                mine = int(np.flatnonzero(table.controllers[g] == LEARNER)[0])
+                win = 1.0 / int(winners.sum()) if winners[mine] else 0.0
+                self.pool.record(table.drawn[g], win)
+        self._draw(table, ended)
+
+    def _cut(self, table: Table, bootstrap: np.ndarray, rewards: list[float]) -> None:
+        """The rollout ends: every open chain gets its rewards so far and the value of its seat's position."""
+        for s in range(table.num_players):
+            games = np.flatnonzero(table.last[:, s] >= 0)
+            if not len(games):
+                continue
+            seats = np.full(len(games), s, np.int64)
+            observations = table.game.observe(np.full(table.num_games, s))[games]
+            masks = np.zeros((len(games), self.actions), bool)  # not this seat's turn (or no decision)
+            _, c = self.inputs(table, games, seats, observations, masks)
+            with torch.no_grad():
+                values = self.critic(torch.from_numpy(c)).numpy()
+            for g, value in zip(games.tolist(), values):
+                prev = table.last[g, s]
+                rewards[prev] += table.pending[g, s]
+                bootstrap[prev] = value
+        table.last[:] = -1
+        table.pending[:] = 0.0
+
+    def _member_actions(self, table: Table, member: int, rows: np.ndarray, seats: np.ndarray, step: Any) -> np.ndarray:
+        opponent = list(self.members.values())[member]
+        masks = step.action_mask[rows]
+        if opponent == "random":
+            return np.argmax(np.where(masks, self.rng.random(masks.shape), -1.0), axis=1)
+        if isinstance(opponent, str):
+            bot = BOTS[opponent]
+            return np.array([choose(table.game.games, int(g), bot, self.scratch)[0] for g in rows], np.int64)
+        return opponent(step.observation[rows], masks, GameRows(table.game.games, rows, seats))
+
+    def _anchor_actions(self, table: Table, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The anchor bot's choice at each of the learner's decisions (the exact heuristic's)."""
+        extra = self.anchor_rows(table.game.games, rows, seats)
+        return extra[:, -self.actions:].argmax(axis=1)
+
+    # ------------------------------------------------------------------ 3-4. advantages and the update
+    def update(self, buffer: Rollout, links: dict[str, np.ndarray]) -> dict[str, float]:
+        ppo = self.settings.ppo
+        data = buffer.arrays()
+        advantages = np.zeros(buffer.size)
+        chain_advantages(links["reward"], data["values"].astype(np.float64), links["next"], links["done"],
+                         links["bootstrap"], ppo.gamma, ppo.gae_lambda, advantages)
+        returns = advantages + data["values"]
+        tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in data.items()}
+        adv_t, ret_t = torch.from_numpy(advantages.astype(np.float32)), torch.from_numpy(returns.astype(np.float32))
+        anchor_coef = self._anchor_coef()
+        figures: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
+                                                            "clip_fraction", "anchor_loss")}
+        for _ in range(ppo.epochs):
+            order = torch.from_numpy(self.rng.permutation(buffer.size))
+            for start in range(0, buffer.size, ppo.minibatch):
+                idx = order[start:start + ppo.minibatch]
+                logits = masked_logits(self.actor(tensors["inputs"][idx]), tensors["masks"][idx])
+                dist = torch.distributions.Categorical(logits=logits)
+                logp = dist.log_prob(tensors["actions"][idx])
+                ratio = torch.exp(logp - tensors["logp"][idx])
+                adv = adv_t[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = -torch.min(ratio * adv, torch.clamp(ratio, 1 - ppo.clip, 1 + ppo.clip) * adv).mean()
+                value_loss = ((self.critic(tensors["critic"][idx]) - ret_t[idx]) ** 2).mean()
+                entropy = dist.entropy().mean()
+                loss = policy_loss + ppo.value_coef * value_loss - ppo.entropy * entropy
+                anchors = tensors["anchors"][idx]
+                if anchor_coef > 0:
+                    anchored = anchors >= 0
+                    anchor_loss = -dist.log_prob(anchors.clamp(min=0))[anchored].mean() if anchored.any() else \
+                        torch.zeros(())
+                    loss = loss + anchor_coef * anchor_loss
+                    figures["anchor_loss"].append(float(anchor_loss.detach()))
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_([*self.actor.parameters(), *self.critic.parameters()], ppo.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    figures["approx_kl"].append(float(((ratio - 1) - torch.log(ratio)).mean()))
+                    figures["clip_fraction"].append(float(((ratio - 1).abs() > ppo.clip).float().mean()))
+                figures["policy_loss"].append(float(policy_loss.detach()))
+                figures["value_loss"].append(float(value_loss.detach()))
+                figures["entropy"].append(float(entropy.detach()))
+        self.updates += 1
+        variance = float(np.var(returns))
+        explained = 1.0 - float(np.var(returns - data["values"])) / variance if variance > 0 else float("nan")
+        out = {k: float(np.mean(v)) if v else float("nan") for k, v in figures.items()}
+        out.update({"explained_variance": explained, "anchor_coef": anchor_coef, "decisions": float(buffer.size),
+                    "advantage_std": float(advantages.std())})
+        return out
+
+    def _anchor_coef(self) -> float:
+        anchor = self.settings.anchor
+        if anchor.coef <= 0:
+            return 0.0
+        if anchor.anneal_steps <= 0:
+            return anchor.coef
+        return anchor.coef * max(0.0, 1.0 - self.steps / anchor.anneal_steps)
+
+    # ------------------------------------------------------------------ 5. the loop, and what falls due
+    def run(self) -> None:
+        total = self.settings.total_steps
+        bar = self.report.phase(f"train {self.settings.game.name} (table PPO)", total, unit="step",
+                                initial=min(total, self.steps), unit_scale=True, mininterval=1.0, smoothing=0.05)
+        handlers = {sig: signal.signal(sig, lambda *_: setattr(self, "stop", True)) for sig in (signal.SIGTERM, signal.SIGINT)}
+        started, done_before = time.perf_counter(), self.steps
+        try:
+            while self.steps < total and not self.stop:
+                t0 = time.perf_counter()
+                buffer, links = self.rollout()
+                t1 = time.perf_counter()
+                figures = self.update(buffer, links)
+                t2 = time.perf_counter()
+                self.steps += buffer.size
+                bar.update(buffer.size)
+                rate = (self.steps - done_before) / max(1e-9, time.perf_counter() - started)
+                figures.update({"steps": self.steps, "steps_per_second": rate, "rollout_seconds": t1 - t0,
+                                "update_seconds": t2 - t1})
+                self._log(figures)
+                bar.set_postfix({"fps": f"{rate:,.0f}", "ev": f"{figures['explained_variance']:.2f}",
+                                 **{k: v for k, v in self.best.get("live", {}).items()}}, refresh=True)
+                self._due()
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+            bar.close()
+            self.checkpoint()
+        if self.stop:
+            print(f"stopped at {self.steps} steps; continue with --resume {self.run_dir}", file=sys.stderr)
+
+    def _due(self) -> None:
+        league, ev, total = self.settings.league, self.settings.evaluation, self.settings.total_steps
+        last = self.steps >= total
+        if self.steps // league.snapshot_every > self.marks["snapshot"] or last:
+            self.marks["snapshot"] = self.steps // league.snapshot_every
+            self.pool.add_snapshot(self.steps, self._export)
+        self.pool.write()
+        if (self.steps // ev.every > self.marks["eval"] or last) and not self.stop:
+            self.marks["eval"] = self.steps // ev.every
+            self.evaluate()
+        if self.steps // self.settings.checkpoint_every > self.marks["checkpoint"]:
+            self.marks["checkpoint"] = self.steps // self.settings.checkpoint_every
+            self.checkpoint()
+
+    def _export(self, path: Path) -> Path:
+        return write_policy(path, self.actor.file_weights(), self.settings.game.name, SIDE, self.settings.network,
+                            self.steps, backend="table_ppo")
+
+    def evaluate(self) -> None:
+        """The current policy on the batched engine against every evaluation bot at every table size;
+        a failure is reported and skipped, never fatal to the run."""
+        ev = self.settings.evaluation
+        if ev.games <= 0:
+            return
+        try:
+            path = self._export(self.run_dir / "eval" / "policy.pt")
+            rows = evaluations.evaluate_policy(path, SIDE, self.settings.game, ev, self.settings.seed,
+                                               f"{SIDE}@{self.steps}", ev.greedy, self.report, batched=True)
+            evaluations.write(self.run_dir, rows, total_step=self.steps, side_step=self.steps)
+            evaluations.keep_best(self.run_dir, path, "policy.pt", evaluations.mean_share(rows), self.best, SIDE,
+                                  step=self.steps)
+            self.best["live"] = {f"eval_{r.opponent}_{r.players}p": f"{r.win_share:.3f}" for r in rows}
+        except Exception as exc:  # noqa: BLE001 -- hours of training must survive a broken evaluation
+            print(f"evaluation at step {self.steps} failed and was skipped: {exc.__class__.__name__}: {exc}",
+                  file=sys.stderr)
+
+    def _log(self, figures: dict[str, float]) -> None:
+        keys = sorted(figures)
+        append_csv(self.run_dir / PROGRESS_FILE, [[figures[k] for k in keys]], keys)
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint(self) -> None:
+        """Networks, optimiser, counters and the generator, written whole then renamed; ``latest/``."""
+        path = self.run_dir / "checkpoint.pt"
+        tmp = path.with_name("checkpoint.pt.tmp")
+        torch.save({"actor": self.actor.state_dict(), "critic": self.critic.state_dict(),
+                    "optimizer": self.optimizer.state_dict(), "steps": self.steps, "updates": self.updates,
+                    "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, tmp)
+        os.replace(tmp, path)
+        self._export(self.run_dir / "latest" / "policy.pt")
+        save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates,
+                                  "best": {k: v for k, v in self.best.items() if k != "live"}})
+
+    def _load(self, state: dict) -> None:
+        path = self.run_dir / "checkpoint.pt"
+        if not path.is_file():
+            return
+        try:
+            saved = torch.load(path, map_location="cpu", weights_only=False)
+            self.actor.load_state_dict(saved["actor"])
+            self.critic.load_state_dict(saved["critic"])
+            self.optimizer.load_state_dict(saved["optimizer"])
+        except Exception as exc:  # noqa: BLE001 -- one line naming the file, not a traceback
+            raise ValueError(f"{path}: not a table PPO checkpoint this config can resume ({exc.__class__.__name__}: "
+                             f"{str(exc).splitlines()[0][:200]}); move it away to start afresh") from None
+        self.steps, self.updates = int(saved["steps"]), int(saved["updates"])
+        self.rng.bit_generator.state = saved["rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        print(f"resumed at step {self.steps} from {path.name}", file=sys.stderr)
+
+
+def check_before_run(settings: TablePpoConfig, resuming: bool) -> None:
+    """The rule options, checked by building one game before a run folder exists."""
+    try:
+        make_vector_game(settings.game.name, 1, num_players=settings.game.num_players[0], **settings.game.options)
+    except (TypeError, ValueError) as exc:
+        raise ConfigFileError(f"game.options: {exc}") from None
+
+
+def train(settings: TablePpoConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
+    """Train in ``run_dir`` up to ``budget.total_steps`` learner decisions, from its checkpoint if any."""
+    report = Reporter.of(progress)
+    threadpool_limits(1, user_api="blas")  # small matrix products: one thread (the update may use more)
+    trainer = TablePpo(settings, run_dir, state, report)
+    report.say(f"{sum(t.num_games for t in trainer.tables)} games at {'/'.join(str(t.num_players) for t in trainer.tables)} "
+               f"players; learner inputs {trainer.input_size}, critic "
+               f"{'privileged' if trainer.privileged else 'observation'}")
+    trainer.run()
+    (run_dir / "summary.json").write_text(json.dumps({"steps": trainer.steps, "updates": trainer.updates,
+                                                       "best": trainer.best.get(SIDE)}, indent=2))
+    print(f"run folder: {run_dir}", file=sys.stderr)
+    return run_dir

@@ -11,14 +11,17 @@ the ratio, at 3, 4 and 5 players, in two ways:
   every decision (the reference: ``legal_mask()`` and ``Observer.observe``; the batched engine:
   ``legal_masks`` and ``VectorObserver.observe`` for all games).
 
-Then, as a learner sees it (random opponents, random legal learner moves): learner steps per
-CPU-second of ``gymnasium.make(id)`` beside ``gymnasium.make_vec(id, ...,
-vectorization_mode="vector_entry_point")`` with ``--games`` games, for Members Only (4 players)
-and Arkham Decoders Club (4, 5 and 6 players, the learner in a random seat).
+Then, as a learner sees it (random legal learner moves): learner steps per CPU-second of
+``gymnasium.make(id)`` beside ``gymnasium.make_vec(id, ...,
+vectorization_mode="vector_entry_point")`` with ``--games`` games, for Members Only (4 players;
+random, then heuristic opponents) and Arkham Decoders Club (4, 5 and 6 players, the learner in a
+random seat; random, then heuristic opponents, with the share of the heuristic's decisions handed
+back to the reference bot as near-ties).
 
 Last, in fresh processes with an empty numba cache: the first compile of each batched env (CPU
-seconds until the first step returns), the same with the cache filled, and the peak memory of a
-process stepping 1,024 games (with the size of the games' own arrays).
+seconds until the first step returns; Arkham also with heuristic opponents), the same with the
+cache filled, and the peak memory of a process stepping 1,024 games (with the size of the games'
+own arrays).
 
 The batched engine steps ``--games`` games per call and starts a new game wherever one ended.
 Compilation happens (or is loaded from numba's cache) before the timing. Each timer runs in
@@ -142,10 +145,10 @@ def vector_env_rate(num_players: int, num_envs: int, seconds: float) -> float:
 ARKHAM = "club_envs/ArkhamDecoders-v0"
 
 
-def arkham_one_game_rate(num_players: int, seconds: float) -> float:
-    """Learner steps per CPU-second of ``gymnasium.make(ARKHAM)``, random opponents, the learner
+def arkham_one_game_rate(num_players: int, seconds: float, opponents: str = "random") -> float:
+    """Learner steps per CPU-second of ``gymnasium.make(ARKHAM)`` with these opponents, the learner
     in a random seat making random legal moves."""
-    env = gymnasium.make(ARKHAM, num_players=num_players, role="any", opponents="random")
+    env = gymnasium.make(ARKHAM, num_players=num_players, role="any", opponents=opponents)
     rng = np.random.default_rng(0)
     steps = episodes = 0
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -160,12 +163,14 @@ def arkham_one_game_rate(num_players: int, seconds: float) -> float:
     return steps / (time.process_time() - cpu_start)
 
 
-def arkham_vector_rate(num_players: int, num_envs: int, seconds: float) -> float:
-    """Learner steps per CPU-second of ``gymnasium.make_vec(ARKHAM, ..., "vector_entry_point")``:
-    ``action_masks()`` as a learner would ask for it, the compiled random player's legal moves."""
+def arkham_vector_rate(num_players: int, num_envs: int, seconds: float, opponents: str = "random",
+                       tally: dict[str, int] | None = None) -> float:
+    """Learner steps per CPU-second of ``gymnasium.make_vec(ARKHAM, ..., "vector_entry_point")`` with
+    these opponents: ``action_masks()`` as a learner would ask for it, the compiled random
+    player's legal moves. ``tally`` receives the environment's ``heuristic_tally`` (added up)."""
     envs = gymnasium.make_vec(
         ARKHAM, num_envs=num_envs, vectorization_mode="vector_entry_point", num_players=num_players,
-        role="any", opponents="random",
+        role="any", opponents=opponents,
     )
     envs.reset(seed=0)
     states = seed_states(2, num_envs)
@@ -178,14 +183,19 @@ def arkham_vector_rate(num_players: int, num_envs: int, seconds: float) -> float
         arkham_bots.random_actions(envs.games.tables, states, scratch, actions)
         envs.step(actions)
         steps += num_envs
-    return steps / (time.process_time() - cpu_start)
+    rate = steps / (time.process_time() - cpu_start)
+    if tally is not None:
+        for key, count in envs.heuristic_tally.items():
+            tally[key] = tally.get(key, 0) + count
+    return rate
 
 
 _FIRST_USE = """
 import json, resource, sys, time, gymnasium, numpy as np, club_envs
 cpu = time.process_time()
-env_id, players, games = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-envs = gymnasium.make_vec(env_id, num_envs=games, vectorization_mode="vector_entry_point", num_players=players)
+env_id, players, games, opponents = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+envs = gymnasium.make_vec(env_id, num_envs=games, vectorization_mode="vector_entry_point", num_players=players,
+                          opponents=opponents)
 envs.reset(seed=0)
 rng = np.random.default_rng(0)
 masks = envs.action_masks()
@@ -196,30 +206,35 @@ for _ in range(200):
     envs.step(masks.argmax(axis=1))  # the first legal action of every game
 tables = envs.games.tables  # a struct of arrays (Members Only) or a record array (Arkham)
 size = sum(a.nbytes for a in tables) if isinstance(tables, tuple) else tables.nbytes
-print(json.dumps({"first_step_cpu": first, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+try:  # this process's own peak: getrusage's maxrss also counts the parent's memory it was started from
+    peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM"))
+except OSError:
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"first_step_cpu": first, "peak_rss_mb": peak_kb / 1024,
        "game_arrays_mb": size / 2**20}))
 """
 
 
-def first_use(env_id: str, num_players: int, num_games: int, cache_dir: str) -> dict[str, float]:
+def first_use(env_id: str, num_players: int, num_games: int, cache_dir: str, opponents: str) -> dict[str, float]:
     """Runs :data:`_FIRST_USE` in a fresh process with numba's cache in ``cache_dir``."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(root)}
     done = subprocess.run(
-        [sys.executable, "-c", _FIRST_USE, env_id, str(num_players), str(num_games)],
+        [sys.executable, "-c", _FIRST_USE, env_id, str(num_players), str(num_games), opponents],
         env=env, capture_output=True, text=True, check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def first_use_rows(num_games: int = 1024) -> list[tuple[str, dict[str, float], dict[str, float]]]:
-    """Per batched env: (id, first use with an empty cache, first use with the cache filled)."""
+    """Per batched env: (id and opponents, first use with an empty cache, first use with the cache filled)."""
     rows = []
-    for env_id, players in (("club_envs/MembersOnly-v0", 4), (ARKHAM, 5)):
+    for env_id, players, opponents in (("club_envs/MembersOnly-v0", 4, "random"), (ARKHAM, 5, "random"),
+                                       (ARKHAM, 5, "heuristic")):
         with tempfile.TemporaryDirectory() as cache:
-            cold = first_use(env_id, players, num_games, cache)
-            warm = first_use(env_id, players, num_games, cache)
-        rows.append((env_id, cold, warm))
+            cold = first_use(env_id, players, num_games, cache, opponents)
+            warm = first_use(env_id, players, num_games, cache, opponents)
+        rows.append((f"{env_id} {opponents}", cold, warm))
     return rows
 
 
@@ -260,7 +275,7 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
 
     arkham: dict[int, list[float]] = {n: [0.0, 0.0] for n in (4, 5, 6)}
     for n in arkham:
-        arkham_vector_rate(n, 4, 0.0)
+        arkham_vector_rate(n, 4, 0.01)  # one step at least: the first compiles the step
     for _ in range(args.rounds):
         for n, rates in arkham.items():
             rates[0] = max(rates[0], arkham_one_game_rate(n, args.seconds))
@@ -270,13 +285,15 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
     for n, (one, vector) in arkham.items():
         print(f"{n:<8} {one:>26,.0f} {vector:>30,.0f} {vector / one:>7.1f}x")
         best[(n, "arkham env")] = arkham[n]
+    for n, rates in arkham_heuristic_rows(args.games, args.seconds, args.rounds).items():
+        best[(n, "arkham env, heuristic opponents")] = rates
 
     if not args.no_first_use:
         print("\nfirst use of the batched env, 1,024 games, in a fresh process (CPU seconds to the first step's return)")
-        print(f"{'env':<30} {'empty cache':>12} {'cache filled':>13} {'peak RSS':>10} {'game arrays':>12}")
+        print(f"{'env, opponents':<40} {'empty cache':>12} {'cache filled':>13} {'peak RSS':>10} {'game arrays':>12}")
         for env_id, cold, warm in first_use_rows():
             print(
-                f"{env_id:<30} {cold['first_step_cpu']:>11.1f}s {warm['first_step_cpu']:>12.1f}s "
+                f"{env_id:<40} {cold['first_step_cpu']:>11.1f}s {warm['first_step_cpu']:>12.1f}s "
                 f"{warm['peak_rss_mb']:>8.0f}MB {warm['game_arrays_mb']:>10.1f}MB"
             )
     return {key: (r, b) for key, (r, b) in best.items()}
@@ -336,6 +353,30 @@ def heuristic_opponent_rows(num_envs: int, seconds: float, rounds: int) -> list[
     print("\nlearner steps per CPU-second, 4 players, opponents='heuristic', random legal learner moves")
     print(f"{'gymnasium.make (one game)':<38} {rates[0]:>12,.0f}")
     print(f"{f'gymnasium.make_vec ({num_envs} games)':<38} {rates[1]:>12,.0f} {rates[1] / rates[0]:>7.1f}x")
+    return rates
+
+
+def arkham_heuristic_rows(num_envs: int, seconds: float, rounds: int) -> dict[int, list[float]]:
+    """Arkham Decoders Club with ``opponents="heuristic"`` (4, 5 and 6 players, ``role="any"``): the
+    one-game environment beside the vector environment (its heuristic compiled), interleaved
+    rounds, best kept; printed with the share of the heuristic's decisions handed back to the
+    reference bot, and returned as ``{players: [one game, vector]}``."""
+    rates: dict[int, list[float]] = {n: [0.0, 0.0] for n in (4, 5, 6)}
+    tallies: dict[int, dict[str, int]] = {n: {} for n in rates}
+    for n in rates:
+        arkham_vector_rate(n, 4, 0.01, "heuristic")  # compile (or load the cache) first
+    for _ in range(rounds):
+        for n, pair in rates.items():
+            pair[0] = max(pair[0], arkham_one_game_rate(n, seconds, "heuristic"))
+            pair[1] = max(pair[1], arkham_vector_rate(n, num_envs, seconds, "heuristic", tallies[n]))
+    print("\nArkham Decoders Club, learner steps per CPU-second, opponents='heuristic', role='any', random legal "
+          "learner moves")
+    print(f"{'players':<8} {'gymnasium.make (one game)':>26} {f'gymnasium.make_vec ({num_envs} games)':>30} "
+          f"{'ratio':>8} {'handed back':>12}")
+    for n, (one, vector) in rates.items():
+        tally = tallies[n]
+        share = tally["handed_back"] / max(1, tally["decided"] + tally["handed_back"])
+        print(f"{n:<8} {one:>26,.0f} {vector:>30,.0f} {vector / one:>7.1f}x {share:>11.2%}")
     return rates
 
 

@@ -61,6 +61,12 @@ NONE = -1  # no seat, card, book or vote
 MAX_SEATS = 6
 MAX_PROPOSERS = MAX_SEATS - 2
 MAX_RESHUFFLES = RESHUFFLES_TO_END - 1  # the third is never carried out (ruling R6)
+# The most advices a game can hold: the three reveals of an advice each draw a card, and a game
+# draws at most the 24 cards of each of its RESHUFFLES_TO_END decks.
+MAX_ADVICES = NUM_CARDS * RESHUFFLES_TO_END // CARDS_PER_PROPOSAL
+# The most passes in one proposal phase: before each of the second and third reveals, every
+# proposer but the leader (who never passes, so a full turn of the table reveals a card).
+MAX_PASSES = (CARDS_PER_PROPOSAL - 1) * (MAX_PROPOSERS - 1)
 # The learner roles of the Gymnasium views, ROLES order: a seat's role with advisors resolved.
 ROLE_LEADER, ROLE_MEMBER, ROLE_INVESTIGATOR, ROLE_BLACK_MAN = (ROLES.index(r) for r in (LEADER, MEMBER, INVESTIGATOR, BLACK_MAN))
 
@@ -81,12 +87,15 @@ GAME = np.dtype(
         ("hands", SMALL, (S, C)), ("hand_count", SMALL, (S,)), ("deck", SMALL, (C,)), ("deck_size", SMALL),
         ("discard", SMALL, (C,)), ("discard_count", SMALL), ("table_cards", SMALL, (CARDS_PER_PROPOSAL,)),
         ("table_seats", SMALL, (CARDS_PER_PROPOSAL,)), ("table_size", SMALL), ("decoded", SMALL, (S, C)),
-        ("decoded_count", SMALL, (S,)), ("peeked", SMALL, (S,)),
+        ("decoded_count", SMALL, (S,)), ("decoded_order", SMALL, (S, C)), ("peeked", SMALL, (S,)),
         # turn
         ("phase", SMALL), ("current", SMALL), ("proposer_index", SMALL), ("passes", SMALL, (S,)),
+        ("pass_order", SMALL, (MAX_PASSES,)), ("pass_count", SMALL),
         ("pending", SMALL, (2,)), ("reason", SMALL),
         # public votes
         ("vote_count", np.int32), ("last_votes", SMALL, (2,)), ("vote_summary", np.float64, (2, SUMMARY_SIZE)),
+        ("advice_cards", SMALL, (MAX_ADVICES, CARDS_PER_PROPOSAL)),
+        ("advice_seats", SMALL, (MAX_ADVICES, CARDS_PER_PROPOSAL)), ("advice_votes", SMALL, (MAX_ADVICES, 2)),
         # reshuffles
         ("reshuffles", SMALL), ("face_up", SMALL, (MAX_RESHUFFLES,)), ("face_up_count", SMALL),
         ("reshuffled_decks", SMALL, (MAX_RESHUFFLES, C)), ("reshuffled_sizes", SMALL, (MAX_RESHUFFLES,)),
@@ -104,14 +113,19 @@ seat order, then the two unowned), ``grimoire`` (per seat: an advisor's book, el
 ``true_book``, ``dealt`` (the shuffled cards the hands and the deck were dealt from). Cards: ``hands`` (seat x card flags) and ``hand_count``; ``deck`` (drawn from the
 top, ``deck[deck_size - 1]``) and ``deck_size``; ``discard`` (card flags) and ``discard_count``;
 ``table_cards`` / ``table_seats`` (3 slots in reveal order) and ``table_size``; ``decoded`` (seat x
-card flags) and ``decoded_count``; ``peeked``. Turn: ``phase``, ``current`` (-1 once over),
-``proposer_index``, ``passes`` (this proposal phase), ``pending`` (per advisor in vote order: the
-vote cast in this advice phase, or -1), ``reason``. Public votes: ``vote_count`` (revealed
-advices), ``last_votes``, ``vote_summary`` (per advisor in vote order, float64, summed in the
-reference observer's order: per book x (agree, oppose) the proposals, cards and card weight, then
-the agree/oppose totals). Reshuffles: ``reshuffles``, ``face_up`` (books in flipping order) and
-``face_up_count``; ``reshuffled_decks`` / ``reshuffled_sizes`` / ``reshuffled_flips`` (what each
-reshuffle made, for replays). ``rng``: the game's generator.
+card flags), ``decoded_count`` and ``decoded_order`` (per seat, its decoded cards in decoding
+order); ``peeked``. Turn: ``phase``, ``current`` (-1 once over), ``proposer_index``, ``passes``
+(this proposal phase, flags) and ``pass_order`` / ``pass_count`` (the same passes in order),
+``pending`` (per advisor in vote order: the vote cast in this advice phase, or -1), ``reason``.
+Public votes: ``vote_count`` (revealed advices), ``last_votes``, ``vote_summary`` (per advisor in
+vote order, float64, summed in the reference observer's order: per book x (agree, oppose) the
+proposals, cards and card weight, then the agree/oppose totals), and the history itself:
+``advice_cards`` / ``advice_seats`` (each advice's table in reveal order) and ``advice_votes`` (its
+votes per advisor in vote order, 1 agree). The orders and the history are what the reference's
+``View`` holds and the heuristic bot reads (:mod:`club_envs.arkham_decoders.vector_views`); the
+observation needs only the flags and the summary. Reshuffles: ``reshuffles``, ``face_up`` (books
+in flipping order) and ``face_up_count``; ``reshuffled_decks`` / ``reshuffled_sizes`` /
+``reshuffled_flips`` (what each reshuffle made, for replays). ``rng``: the game's generator.
 
 A record per game, not one array per field: every compiled rule takes one game's record, so numba
 compiles each rule for one small argument (with 37 separate arrays, compilation took twice as long).
@@ -296,6 +310,7 @@ def start_proposal(s) -> None:
     s.phase = PROPOSAL
     for seat in range(S):
         s.passes[seat] = 0
+    s.pass_count = 0
     s.proposer_index = 0
     s.current = s.leader
 
@@ -406,6 +421,8 @@ def reveal_chapter_card(s, r: Rules, card: int) -> None:
 def pass_turn(s, r: Rules) -> None:
     """Proposal: a member may pass instead of revealing (the leader never may)."""
     s.passes[s.current] = 1
+    s.pass_order[s.pass_count] = s.current
+    s.pass_count += 1
     next_proposer(s, r)
 
 
@@ -422,8 +439,9 @@ def cast_vote(s, r: Rules, vote: int) -> None:
 
 @compiled
 def add_public_vote(s) -> None:
-    """The revealed advice enters the public history: the per-advisor summary the observation
-    shows, summed in the reference observer's order (so the float64 sums agree bit for bit)."""
+    """The revealed advice enters the public history: the table and both votes, and the
+    per-advisor summary the observation shows, summed in the reference observer's order (so the
+    float64 sums agree bit for bit)."""
     books_in = 0  # bit per book
     for slot in range(CARDS_PER_PROPOSAL):
         books_in |= 1 << (s.table_cards[slot] // NUM_VALUES)
@@ -439,6 +457,10 @@ def add_public_vote(s) -> None:
                 s.vote_summary[k, at + book * 2] += _COUNT_STEP
         s.vote_summary[k, at + _TOTALS_AT] += _COUNT_STEP
         s.last_votes[k] = s.pending[k]
+        s.advice_votes[s.vote_count, k] = s.pending[k]
+    for slot in range(CARDS_PER_PROPOSAL):
+        s.advice_cards[s.vote_count, slot] = s.table_cards[slot]
+        s.advice_seats[s.vote_count, slot] = s.table_seats[slot]
     s.vote_count += 1
 
 
@@ -479,6 +501,7 @@ def decode_cards(s, r: Rules, slots: int) -> None:
         seat, card = s.table_seats[slot], s.table_cards[slot]
         if slots >> slot & 1:
             s.decoded[seat, card] = 1
+            s.decoded_order[seat, s.decoded_count[seat]] = card
             s.decoded_count[seat] += 1
         else:
             s.discard[card] = 1

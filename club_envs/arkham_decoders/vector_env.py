@@ -3,7 +3,7 @@
 ```python
 import gymnasium, club_envs
 envs = gymnasium.make_vec("club_envs/ArkhamDecoders-v0", num_envs=256, vectorization_mode="vector_entry_point",
-                          num_players=5, role="black_man", opponents="random")
+                          num_players=5, role="black_man", opponents="heuristic")
 obs, info = envs.reset(seed=0)
 masks = envs.action_masks()  # (256, 30) bool
 obs, rewards, terminated, truncated, info = envs.step(actions)
@@ -13,13 +13,23 @@ The same game, per sub-environment, as ``gymnasium.make("club_envs/ArkhamDecoder
 (:mod:`club_envs.arkham_decoders.gym_env`): the learner plays one role, the observation is its
 seat's flat ``float32`` vector, the action space is ``Discrete(30)`` per game, and the reward is the
 same (0 until the end, then ``reward_mode`` "win" +1/-1 or "san", the scaled SAN total, negated for
-the Black Man). The games run on :mod:`club_envs.arkham_decoders.vector_engine` and the opponents
-move inside compiled code, all games per call.
+the Black Man). The games run on :mod:`club_envs.arkham_decoders.vector_engine`.
 
 * ``role``: ``"leader"``, ``"member"``, ``"investigator"``, ``"black_man"`` (the seat dealt that
   role; among several members one at random) or ``"any"`` (a random seat every game). ``roles``
   fixes the public roles and ``insanity_penalty`` sets the penalty, as in the one-game env.
-* ``opponents``: ``"random"`` (uniformly random legal moves, drawn per game).
+* ``opponents`` (:mod:`club_envs.arkham_decoders.vector_lineup`): ``"random"`` (uniformly random
+  legal moves, drawn per game) or ``"heuristic"`` (the bot of :mod:`club_envs.arkham_decoders.bots`,
+  the same decisions, played in compiled code by :mod:`club_envs.arkham_decoders.vector_heuristic`),
+  a batched policy (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 409),
+  masks (K, 30)) -> actions (K,)``, or with ``reads_state = True`` also handed the
+  :class:`~club_envs.agents.batched.GameRows` of its rows -- e.g. to compute its
+  ``arkham_heuristic`` inputs with :func:`club_envs.arkham_decoders.vector_features.heuristic_inputs_rows`;
+  called once per round of moves for all games where it is to move), a list of those, one per
+  other seat clockwise from the learner, or a dict ``{role: one of those}`` (roles leader, member,
+  investigator, black_man; the learner's own may be left out). ``set_opponents(value, games=None)``
+  swaps them, in every game or only in the games given (each game has its own line-up), from
+  their next move on.
 * A game that ends before the learner's first decision (the last member clockwise only acts when
   someone passes) is dealt again, at most 100 times, as in the one-game env.
 * Autoreset: ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``). The step that ends game
@@ -29,16 +39,21 @@ move inside compiled code, all games per call.
   ``_total`` masks, as Gymnasium's vector infos have them). ``info["seat"]`` and ``info["role"]``
   say where the learner sits in every game.
 * ``keep_records=True``: the step that ends game ``i`` also gives its standard JSON record
-  (docs/records.md; the learner's controller ``"learner"``, the others ``"random"``) in
-  ``info["record"][i]``, with the ``info["_record"]`` mask. It validates against the shipped schema
-  and :func:`club_envs.arkham_decoders.replay.replay` reproduces it
+  (docs/records.md; the learner's controller ``"learner"``, each other seat's the name of the
+  opponent seated there when the game ended) in ``info["record"][i]``, with the ``info["_record"]``
+  mask. It validates against the shipped schema and
+  :func:`club_envs.arkham_decoders.replay.replay` reproduces it
   (:mod:`club_envs.arkham_decoders.vector_records`). Its ``seed`` is null: the record holds the deal
   and the reshuffled decks instead. Off by default: building a record replays the game on the
   reference engine.
 * ``action_masks()``: ``(N, 30)`` bool; every game always has a legal action, since a game is only
   handed back on the learner's turn.
 * Bad actions (wrong shape or dtype, an illegal action in any game) raise
-  :class:`~club_envs.errors.IllegalActionError` naming the game and its legal actions; no game moves.
+  :class:`~club_envs.errors.IllegalActionError` naming the game and its legal actions; no game
+  moves. A batched policy's bad answer raises it too, naming the game, the seat and the legal
+  actions.
+* Same seed, same games: the deals, the random opponents' draws and the seats come from
+  ``reset``'s seed; heuristic opponents are deterministic.
 """
 
 from __future__ import annotations
@@ -51,116 +66,28 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from club_envs.agents.batched import GameRows, ask
 from club_envs.arkham_decoders import actions as A
-from club_envs.arkham_decoders.env import REWARD_MODES, SAN_REWARD_SCALE
+from club_envs.arkham_decoders.env import REWARD_MODES
 from club_envs.arkham_decoders.gym_env import LEARNER_ROLES, MAX_DEALS
 from club_envs.arkham_decoders.rules import ROLES, Config
-from club_envs.arkham_decoders.vector_bots import random_action
-from club_envs.arkham_decoders.vector_engine import (
-    END,
-    NONE,
-    Rules,
-    VectorGames,
-    apply_action,
-    check_action_array,
-    describe_illegal,
-    draw_for,
-    first_illegal,
-    reset_game,
-    role_of,
-    san_total,
-)
+from club_envs.arkham_decoders.vector_engine import VectorGames, check_action_array, describe_illegal, first_illegal
+from club_envs.arkham_decoders.vector_heuristic import Scratch, reference_choice
+from club_envs.arkham_decoders.vector_lineup import GameLineups, Group
 from club_envs.arkham_decoders.vector_observer import VectorObserver
-from club_envs.arkham_decoders.vector_records import ActionLog, game_record, log_action
-from club_envs.compiled import compiled
+from club_envs.arkham_decoders.vector_records import ActionLog, game_record
+from club_envs.arkham_decoders.vector_turns import (
+    ANY_ROLE,
+    DECIDED,
+    HANDED_BACK,
+    NOT_WAITING,
+    advance,
+    deal_games,
+    learner_rewards,
+    play_given,
+)
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.vector_rng import seed_states
-
-OPPONENTS = ("random",)
-WIN, SAN = 0, 1  # reward modes, in REWARD_MODES order
-ANY_ROLE = -1
-
-
-@compiled
-def choose_seat(s, r: Rules, role: int) -> int:
-    """The learner's seat in a new game: the seat dealt ``role`` (ROLES index; among several
-    members one at random), or any seat at random (``role`` -1), drawn from the game's generator."""
-    n = r.num_players
-    if role == ANY_ROLE:
-        return draw_for(s, n)
-    count = 0
-    for seat in range(n):
-        count += role_of(s, seat) == role
-    pick = draw_for(s, count) if count > 1 else 0
-    for seat in range(n):
-        if role_of(s, seat) == role:
-            if pick == 0:
-                return seat
-            pick -= 1
-    return NONE
-
-
-@compiled
-def end_reward(s, r: Rules, seat: int, reward_mode: int) -> float:
-    """The learner's reward at the end: its side's "win" +1/-1 (the team wins at a SAN total of 1
-    or more), or "san" the clipped, scaled total; the Black Man gets the negative."""
-    total = san_total(s, r)
-    if reward_mode == SAN:
-        team = min(1.0, max(-1.0, (total - 0.5) / SAN_REWARD_SCALE))
-    else:
-        team = 1.0 if total >= 1 else -1.0
-    return -team if seat == s.black_man else team
-
-
-@compiled
-def opponents_move(
-    s, r: Rules, g: int, seat: int, states: np.ndarray, mask: np.ndarray, log: np.ndarray, counts: np.ndarray
-) -> None:
-    """Random opponents move in game ``g`` until the learner's turn or the end (each move kept in
-    ``log``, see :mod:`~club_envs.arkham_decoders.vector_records`)."""
-    while s.phase != END and s.current != seat:
-        action = random_action(s, g, states, mask)
-        log_action(log, counts, g, action)
-        apply_action(s, r, action)
-
-
-@compiled
-def open_games(
-    t: np.ndarray, r: Rules, which: np.ndarray, role: int, seats: np.ndarray, states: np.ndarray, mask: np.ndarray,
-    log: np.ndarray, counts: np.ndarray,
-) -> int:
-    """New games where ``which`` is set: dealt, the learner seated, the opponents' moves before its
-    first turn; dealt again while a game ends before that. Returns a game that ended
-    ``MAX_DEALS`` times in a row before the learner's first decision, or -1."""
-    for g in range(which.shape[0]):
-        if not which[g]:
-            continue
-        s = t[g]
-        for _ in range(MAX_DEALS):
-            reset_game(s, r)
-            counts[g] = 0
-            seats[g] = choose_seat(s, r, role)
-            opponents_move(s, r, g, seats[g], states, mask, log, counts)
-            if s.phase != END:
-                break
-        if s.phase == END:
-            return g
-    return -1
-
-
-@compiled
-def play_turns(
-    t: np.ndarray, r: Rules, actions: np.ndarray, seats: np.ndarray, states: np.ndarray, mask: np.ndarray,
-    reward_mode: int, rewards: np.ndarray, log: np.ndarray, counts: np.ndarray,
-) -> None:
-    """In every game: the learner's (legal) action, then the opponents' until the learner's next
-    turn or the end; ``rewards[g]``: the learner's reward for it all."""
-    for g in range(actions.shape[0]):
-        s = t[g]
-        log_action(log, counts, g, actions[g])
-        apply_action(s, r, actions[g])
-        opponents_move(s, r, g, seats[g], states, mask, log, counts)
-        rewards[g] = end_reward(s, r, seats[g], reward_mode) if s.phase == END else 0.0
 
 
 class ArkhamDecodersVectorEnv(VectorEnv):
@@ -173,7 +100,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         num_envs: int,
         num_players: int = 5,
         role: str = "any",
-        opponents: str = "random",
+        opponents: Any = "random",
         roles: Sequence[str] | None = None,
         insanity_penalty: int | None = None,
         reward_mode: str = "win",
@@ -183,11 +110,6 @@ class ArkhamDecodersVectorEnv(VectorEnv):
             num_players=num_players, roles=tuple(roles) if roles is not None else None, insanity_penalty=insanity_penalty
         )
         self.num_players = self.config.num_players
-        if not isinstance(opponents, str) or opponents not in OPPONENTS:
-            raise ConfigError(
-                f"opponents={opponents!r} is not available in the vector environment; expected one of "
-                f"{', '.join(OPPONENTS)} (other opponents: vectorization_mode='sync')"
-            )
         check_choice("role", role, tuple(LEARNER_ROLES))
         check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -195,10 +117,10 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         if not isinstance(keep_records, bool):
             raise ConfigError(f"keep_records={keep_records!r}: expected True or False")
+        self.role = role
+        self.lineups = GameLineups(opponents, self.num_players, self.num_envs, role)
         self.keep_records = keep_records
         self._log = ActionLog(self.num_envs, keep_records)
-        self.role = role
-        self.opponents = opponents
         self._role_code = ANY_ROLE if role == "any" else ROLES.index(role)
         self.reward_mode = tuple(REWARD_MODES).index(reward_mode)
         self.observer = VectorObserver(self.config)
@@ -209,7 +131,11 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         self.games = VectorGames(self.config, self.num_envs, seed=0)
         self.seats = np.zeros(self.num_envs, np.int64)
         self._states = seed_states(0, self.num_envs)
-        self._mask = np.zeros(A.NUM_ACTIONS, np.bool_)
+        self._scratch = Scratch()
+        self._tally = np.zeros(2, np.int64)
+        self._everywhere = np.ones(self.num_envs, np.bool_)
+        self._waiting = np.full(self.num_envs, NOT_WAITING, np.int64)
+        self._unclear = np.zeros(self.num_envs, np.bool_)
         self._rewards = np.zeros(self.num_envs, np.float64)
         self._obs = np.zeros((self.num_envs, self.observer.size), np.float32)
 
@@ -225,8 +151,9 @@ class ArkhamDecodersVectorEnv(VectorEnv):
     def step(self, actions: Any):
         actions = self._check_actions(actions)
         games = self.games
-        play_turns(games.tables, games.rules, actions, self.seats, self._states, self._mask, self.reward_mode,
-                   self._rewards, self._log.actions, self._log.counts)
+        play_given(games.tables, games.rules, self._everywhere, actions, self._log.actions, self._log.counts)
+        self._drive(self._everywhere)
+        learner_rewards(games.tables, games.rules, self.seats, self.reward_mode, self._rewards)
         terminated = games.is_over.copy()
         truncated = np.zeros(self.num_envs, np.bool_)
         obs = self.observer.observe(games, self.seats, self._obs)
@@ -250,27 +177,108 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         info.update(self._info())
         return obs.copy(), self._rewards.copy(), terminated, truncated, info
 
+    def set_opponents(self, opponents: Any, games: Any = None) -> None:
+        """Replace the opponents (any value ``opponents`` takes) of the games ``games`` (indices or a
+        bool mask; ``None``: every game): they make every move from the next one on, in games under
+        way too (``reset`` to start every game with them) -- how a trainer swaps in a new frozen
+        snapshot without building a new environment, or seats each new game's draw from its pool.
+        The other games keep theirs."""
+        self.lineups.set(opponents, games)
+
     def action_masks(self) -> np.ndarray:
         """(N, 30) bool: the learner's legal actions in every game."""
         return self.games.legal_masks().copy()
 
+    @property
+    def heuristic_tally(self) -> dict[str, int]:
+        """How many decisions the heuristic opponents took since this environment was built: in
+        compiled code (``decided``), and near-ties handed back to the reference bot
+        (``handed_back``)."""
+        return {"decided": int(self._tally[DECIDED]), "handed_back": int(self._tally[HANDED_BACK])}
+
+    # ------------------------------------------------------------------ the opponents' moves
+
     def _open(self, which: np.ndarray) -> None:
-        games = self.games
-        stuck = open_games(games.tables, games.rules, which, self._role_code, self.seats, self._states, self._mask,
-                           self._log.actions, self._log.counts)
-        if stuck >= 0:
-            raise RuntimeError(
-                f"game {stuck}: {MAX_DEALS} games in a row ended before the {self.role} learner had a decision; "
-                "its seat only acts when the opponents pass (choose another role or other opponents)"
+        """New games where ``which`` is set: dealt, the learner seated, the opponents' moves before
+        its first turn; dealt again while a game ends before that, at most ``MAX_DEALS`` times."""
+        games, todo = self.games, which.copy()
+        for _ in range(MAX_DEALS):
+            deal_games(games.tables, games.rules, todo, self._role_code, self.seats, self._log.counts)
+            self._drive(todo)
+            todo &= games.is_over
+            if not todo.any():
+                return
+        raise RuntimeError(
+            f"game {np.flatnonzero(todo)[0]}: {MAX_DEALS} games in a row ended before the {self.role} learner had a "
+            "decision; its seat only acts when the opponents pass (choose another role or other opponents)"
+        )
+
+    def _drive(self, which: np.ndarray) -> None:
+        """The opponents move in the games of ``which`` until the learner's turn (or the end): the
+        compiled ones in :func:`advance`, then every batched policy once for all the games waiting
+        on it and the reference bot for the heuristic's near-ties, until no game waits."""
+        self._advance(which)
+        while True:
+            waiting = self._waiting != NOT_WAITING
+            if not waiting.any():
+                return
+            actions = np.zeros(self.num_envs, np.int64)
+            masks = self.games.legal_masks()
+            asking = np.flatnonzero(waiting & ~self._unclear)
+            groups = self.lineups.group[asking, self._waiting[asking]]
+            for number in np.unique(groups):
+                rows = asking[groups == number]
+                actions[rows] = self._ask(self.lineups.groups[int(number)], rows, masks)
+            for g in np.flatnonzero(waiting & self._unclear):
+                actions[g] = reference_choice(self.games, int(g), masks[g])
+            play_given(self.games.tables, self.games.rules, waiting, actions, self._log.actions, self._log.counts)
+            self._advance(waiting)
+
+    def _advance(self, which: np.ndarray) -> None:
+        games, lineups = self.games, self.lineups
+        advance(
+            games.tables, games.rules, which, self.seats, lineups.by_role, lineups.kinds, self._states,
+            *self._scratch.arrays(), self._log.actions, self._log.counts, self._tally, self._waiting, self._unclear,
+        )
+
+    def _ask(self, group: Group, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """One call of a batched policy for the games ``rows``; its answer checked."""
+        seats = self.games.tables.current[rows].astype(np.int64)
+        legal = masks[rows].copy()
+        observations = self.observer.observe_games(self.games, rows, seats)
+        answer = np.asarray(ask(group.policy, observations, legal, GameRows(self.games, rows, seats)))
+        if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
+            raise IllegalActionError(
+                f"opponent {group.name!r} must answer {len(rows)} whole numbers, one per game; got shape "
+                f"{answer.shape}, dtype {answer.dtype}"
             )
+        ok = (answer >= 0) & (answer < A.NUM_ACTIONS)
+        ok[ok] = legal[np.flatnonzero(ok), answer[ok]]
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            raise IllegalActionError(
+                f"game {rows[i]}: opponent {group.name!r} at seat {seats[i]} chose illegal action {answer[i]}; "
+                f"legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}"
+            )
+        return answer.astype(np.int64)
+
+    # ------------------------------------------------------------------ records and infos
 
     def _records(self, ended: np.ndarray, totals: np.ndarray) -> np.ndarray:
         """The records of the games that just ended (None for the others)."""
         records = np.full(self.num_envs, None, dtype=object)
+        roles = self.games.roles()
         for g in np.flatnonzero(ended):
-            controllers = ["learner" if s == self.seats[g] else self.opponents for s in range(self.num_players)]
-            records[g] = game_record(self.games, int(g), self._log.decisions(g), controllers, int(totals[g]))
+            records[g] = game_record(self.games, int(g), self._log.decisions(g), self.controllers(int(g), roles[g]),
+                                     int(totals[g]))
         return records
+
+    def controllers(self, g: int, roles: np.ndarray | None = None) -> list[str]:
+        """Who plays each seat of game ``g``: ``"learner"``, or the name of the opponent seated there."""
+        roles = self.games.roles()[g] if roles is None else roles
+        learner = int(self.seats[g])
+        slots = [self.lineups.slot(g, seat, learner, int(roles[seat])) for seat in range(self.num_players)]
+        return ["learner" if seat == learner else self.lineups.names[g, slot] for seat, slot in enumerate(slots)]
 
     def _info(self) -> dict[str, Any]:
         roles = self.games.roles()[np.arange(self.num_envs), self.seats]

@@ -40,7 +40,7 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.env import REWARD_MODES
 from club_envs.arkham_decoders.rules import Config
 from club_envs.arkham_decoders.vector_engine import END, Rules, VectorGames, apply_action
-from club_envs.arkham_decoders.vector_env import end_reward
+from club_envs.arkham_decoders.vector_turns import end_reward
 from club_envs.arkham_decoders.vector_observer import SIZE, VectorObserver
 from club_envs.arkham_decoders.vector_records import ActionLog, game_record, log_action
 from club_envs.compiled import compiled

@@ -1,6 +1,7 @@
 """The batched engine plays the reference engine's game: every game it plays with random legal
 moves, replayed move by move on :class:`~club_envs.arkham_decoders.engine.State` from the same
-setup and reshuffles, gives the same player to move, phase, legal actions, observations (byte for
+setup and reshuffles, gives the same player to move, phase, legal actions, every seat's view
+(:func:`~club_envs.arkham_decoders.vector_views.view_of`, field for field), observations (byte for
 byte, for the seat to move, another seat, and every seat once the game is over), scores, winners
 and end at every step.
 
@@ -23,8 +24,9 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.engine import PHASES, State
 from club_envs.arkham_decoders.observer import Observer
 from club_envs.arkham_decoders.rules import Config
-from club_envs.arkham_decoders.vector_engine import PHASE_NAMES, REASONS, VectorGames
+from club_envs.arkham_decoders.vector_engine import MAX_ADVICES, MAX_PASSES, PHASE_NAMES, REASONS, VectorGames
 from club_envs.arkham_decoders.vector_observer import VectorObserver
+from club_envs.arkham_decoders.vector_views import view_of
 from club_envs.errors import IllegalActionError
 from tests.differential import LONG, NO_JIT, passes_without_jit
 
@@ -106,6 +108,8 @@ def play_batch(config: Config, count: int, seed: int) -> int:
             assert PHASE_NAMES[t.phase[g]] == ref.phase, where(g)
             if masks is not None:
                 assert (masks[g] == ref.legal_mask().astype(bool)).all(), where(g)
+            for seat in range(n):
+                assert view_of(games, g, seat) == ref.player_view(seat), f"{where(g)}, seat {seat}"
         check_views(games, observer, refs, ref_observers, None, where)
         check_views(games, observer, refs, ref_observers, other.integers(n, size=count), where)
         newly = games.is_over & ~ended
@@ -160,6 +164,7 @@ def test_games_reach_every_ending_and_rule():
     t = games.tables
     assert set(t.reason.tolist()) == {1, 2}  # the third reshuffle, and an empty discard pile
     assert (t.reshuffled_flips[t.reshuffles >= 1, 0] >= 0).all() and t.peeked.any()
+    assert 10 < t.vote_count.max() <= MAX_ADVICES and 0 < t.pass_count.max() <= MAX_PASSES  # the history's room
     assert seen == {"choose": True, "pass": True}
 
 

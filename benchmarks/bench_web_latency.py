@@ -8,9 +8,10 @@ shipped ``members_only`` agent, and Arkham Decoders Club with four players again
 ``arkham_decoders`` team -- and lets each crowd of participants play through the JSON API at
 the same time, every person sending their next move (or ``advance``) the moment the previous
 answer arrives: no thinking time. For each crowd it prints the latency of those answers (p50,
-p95, max), the answers per second and the server's CPU time per answer (which the rest of the
-machine's load does not change); the one-participant line is the reference measured in the
-same run, the cost of one request when nobody queues beside it.
+p95, max), the answers per second, the server's CPU time per answer (which the rest of the
+machine's load does not change) and the participants' own (this process's threads, sharing the
+machine with the server); the one-participant line is the reference measured in the same run,
+the cost of one request when nobody queues beside it.
 
 ``--compare TREE`` measures a second server beside this one, run from another source tree of
 club-envs (say ``git archive <commit> | tar -x -C /tmp/before``): each crowd plays on one server
@@ -136,17 +137,19 @@ def crowd(base: str, size: int, first_code: int, seconds: float, warm: float, se
         t.start()
     time.sleep(warm)
     measure.set()
-    began, cpu = time.perf_counter(), cpu_seconds(pid)
+    began, cpu, own = time.perf_counter(), cpu_seconds(pid), time.process_time()
     time.sleep(seconds)
     stop.set()
     elapsed = time.perf_counter() - began
     cpu = cpu_seconds(pid) - cpu if cpu is not None else None
+    own = time.process_time() - own
     for t in threads:
         t.join(timeout=180)
     latencies = sorted(x for p in people for x in p.latencies)
     q = (lambda f: 1000 * latencies[min(len(latencies) - 1, int(f * len(latencies)))]) if latencies else (lambda f: 0.0)
     return {"size": size, "answers": len(latencies), "rate": len(latencies) / elapsed, "p50": q(0.5),
             "cpu_ms": 1000 * cpu / len(latencies) if cpu is not None and latencies else float("nan"),
+            "client_ms": 1000 * own / len(latencies) if latencies else float("nan"),
             "p95": q(0.95), "max": 1000 * max(latencies, default=0.0), "errors": [e for p in people for e in p.errors]}
 
 
@@ -182,13 +185,13 @@ def main(argv: list[str] | None = None) -> int:
                 servers[name] = start_server(study, folder / name / "records",
                                              args.database if len(trees) == 1 else None, tree)
             print(f"{'server':>8} {'participants':>12} {'answers':>8} {'per s':>7} {'p50 ms':>7} {'p95 ms':>7} "
-                  f"{'max ms':>7} {'server CPU ms/answer':>20}")
+                  f"{'max ms':>7} {'server CPU ms/answer':>20} {'client CPU ms/answer':>20}")
             first = 0
             for i, size in enumerate(sizes):
                 for name, (process, base) in servers.items():
                     r = crowd(base, size, first, args.seconds, args.warm, args.seed + i, process.pid)
                     print(f"{name:>8} {r['size']:>12} {r['answers']:>8} {r['rate']:>7.1f} {r['p50']:>7.0f} "
-                          f"{r['p95']:>7.0f} {r['max']:>7.0f} {r['cpu_ms']:>20.1f}", flush=True)
+                          f"{r['p95']:>7.0f} {r['max']:>7.0f} {r['cpu_ms']:>20.1f} {r['client_ms']:>20.1f}", flush=True)
                     for line in r["errors"][:5]:
                         print(f"  refused: {line}")
                 first += size

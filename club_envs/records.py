@@ -40,6 +40,35 @@ def schema_for(game: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=None)
+def _fast_validator(game: str) -> Any:
+    """A compiled validator of ``game`` records (jsonschema-rs, when installed: the ``play`` extra),
+    or ``None``. It answers only valid or not, a few hundred times faster than :mod:`jsonschema`
+    (about 0.1 ms for a whole Members Only game instead of 30 ms: the game server validates every
+    record before the commit that ends its game); a record it refuses is validated again by
+    :mod:`jsonschema`, whose verdict stands and whose message names the offending field."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    try:
+        return jsonschema_rs.validator_for(schema_for(game))
+    except ValueError:  # a schema it cannot compile (a pattern its regex engine lacks): jsonschema alone
+        return None
+
+
+def _valid_at_once(game: str, record: dict[str, Any]) -> bool:
+    """True if the compiled validator finds ``record`` valid; False if it is absent, finds it
+    invalid, or cannot read it (a key that is not a string): :mod:`jsonschema` decides then."""
+    fast = _fast_validator(game)
+    if fast is None:
+        return False
+    try:
+        return bool(fast.is_valid(record))
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
 def validate(record: Any) -> None:
     """Raise :class:`RecordError` naming the first offending field, or return quietly."""
     from club_envs.games import game_names
@@ -54,6 +83,8 @@ def validate(record: Any) -> None:
     names = game_names()
     if not isinstance(game, str) or game not in names:
         raise RecordError(f"'game' must be one of {names}, got {brief(game)}")
+    if _valid_at_once(game, record):
+        return
     validator = jsonschema.Draft202012Validator(schema_for(game))
     error = jsonschema.exceptions.best_match(validator.iter_errors(record))
     if error is not None:

@@ -56,6 +56,9 @@ def serve_app(app, host: str, port: int, what: str) -> None:
     print(f"club-envs: {what}: open http://{url_host}:{port}/ in a browser (Ctrl-C stops)")
     print(f"club-envs: owner link (results, records, export; keep it private): "
           f"http://{url_host}:{port}/admin?token={app.state.admin_token}", flush=True)
+    from club_envs.web.collector import settle
+
+    settle()  # the objects of start-up out of the collector's sight: no long pauses under a crowd
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -9,6 +9,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -84,3 +85,42 @@ def test_a_report_names_and_skips_a_bad_file_and_counts_the_good_one(data):
             assert "b_damaged.json" in problem and "\n" not in problem
         readable = report.human_games + report.unfinished + report.without_human
         assert readable + len(report.unreadable) == 2
+
+
+@pytest.mark.parametrize("game_name", ["members_only", "arkham_decoders"])
+@fuzz_settings(60)
+@given(data=st.data())
+def test_the_compiled_validator_agrees_with_jsonschema_on_damaged_records(game_name, data):
+    """The fast check (jsonschema-rs) lets a record through only where jsonschema would: a damaged
+    record it accepts would end a game with a record that no tool can read."""
+    game = json.loads(valid_record(game_name))["game"]
+    doc = mutate(data, json.loads(valid_record(game_name)))
+    assert records._fast_validator(game) is not None, "jsonschema-rs is in the play extra the tests run with"
+    reference = jsonschema.Draft202012Validator(records.schema_for(game)).is_valid(doc)
+    assert records._valid_at_once(game, doc) == reference
+
+
+@pytest.mark.parametrize("game_name", ["members_only", "arkham_decoders"])
+def test_a_valid_record_is_passed_by_the_compiled_validator_alone(game_name, monkeypatch):
+    record = json.loads(valid_record(game_name))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a valid record went on to jsonschema")
+
+    monkeypatch.setattr(records.jsonschema, "Draft202012Validator", refuse)
+    records.validate(record)
+
+
+@pytest.mark.parametrize("game_name", ["members_only", "arkham_decoders"])
+def test_without_the_compiled_validator_records_get_the_same_verdicts_and_messages(game_name, monkeypatch):
+    good = json.loads(valid_record(game_name))
+    bad = json.loads(valid_record(game_name))
+    bad["seats"][0]["seat"] = "first"
+    with pytest.raises(records.RecordError) as with_fast:
+        records.validate(bad)
+    monkeypatch.setattr(records, "_fast_validator", lambda game: None)
+    records.validate(good)
+    with pytest.raises(records.RecordError) as without:
+        records.validate(bad)
+    assert str(without.value) == str(with_fast.value)
+    assert "seats/0" in str(without.value)

@@ -53,7 +53,8 @@ CONFIG_MEANINGS: dict[str, str] = {
     "other work. Runs repeat exactly with the same value; another value changes the weights' last bits",
     "algorithm.critic": "what the critic reads: `observation` (the seat's inputs, like the actor) or `privileged` "
     "(those and the hidden state: every hand, the Black Man, the true grimoire; training only, the actor and the "
-    "exported policy never see it). stable-baselines3 backend, without `pretrain.games`",
+    "exported policy never see it). stable-baselines3 backend; with `pretrain.games` it needs "
+    "`pretrain.critic_steps` (the critic learns on the training games after the actor's imitation)",
     "network.hidden": "layer sizes of the actor's MLP and of the critic's (separate networks)",
     "network.activation": "activation between the layers",
     "network.features": "extra policy inputs computed from the seat's own observation (e.g. each Members Only "
@@ -69,6 +70,11 @@ CONFIG_MEANINGS: dict[str, str] = {
     "its share (`WorkerVecEnv`); 2 uses both cores of a 2-core machine for the games. The same config "
     "repeats exactly; with another worker count an opponent's sampled move may rarely differ (the last bits "
     "of batched logits)",
+    "envs.engine": "which engine plays the training games: `auto` -- the batched engine (all games in arrays, "
+    "compiled; [Engines](training.md#engines)) when it can play everything the config asks for, else the one-game "
+    "environments, the run saying which and why; `vector` -- the batched engine or a config error naming what it "
+    "cannot play; `reference` -- the one-game environments (`batched`, `workers`, `subprocess` apply there). "
+    "A run keeps the engine it started with",
     "selfplay.scheme": "how opponents are drawn from the snapshots: `latest`, `uniform`, `recent`, `loss` "
     "(see [Self-play](training.md#self-play))",
     "selfplay.snapshot_every": "steps between frozen copies of the learner",
@@ -188,6 +194,61 @@ def _default(key: str) -> str:
     for part in key.split("."):
         value = value[part]
     return _code(value)
+
+
+# The ``table_ppo`` recipe's keys (club_envs.training.config.TABLE_PPO_SCHEMA), as for the self-play keys.
+TABLE_PPO_MEANINGS: dict[str, str] = {
+    "recipe": "`table_ppo`: this recipe",
+    "game.name": "the game (one with a batched multi-agent engine)",
+    "game.num_players": "a player count or a list of them; the games are split over the sizes",
+    "game.options": "rules and reward options of the batched game (`reward_mode`, `heat_shaping`, `max_heats`, ...)",
+    "ppo.games": "games stepped together (split over the table sizes)",
+    "ppo.steps": "moves of every game per rollout; the learner's decisions among them are the samples",
+    "ppo.learning_rate": "Adam step size",
+    "ppo.epochs": "passes over each rollout",
+    "ppo.minibatch": "decisions per gradient step",
+    "ppo.gamma": "discount per own decision",
+    "ppo.gae_lambda": "GAE λ along each seat's chain of decisions",
+    "ppo.clip": "PPO clipping ε",
+    "ppo.entropy": "entropy bonus weight",
+    "ppo.value_coef": "value-loss weight",
+    "ppo.max_grad_norm": "gradient-norm clip",
+    "ppo.critic": "`observation` or `privileged` (the critic also reads every hand, discard and the cards out of play)",
+    "ppo.threads": "torch threads (rollout and update)",
+    "network.hidden": "layer sizes of the actor's MLP and of the critic's",
+    "network.activation": "activation between the layers",
+    "network.features": "the actor's extra inputs, computed from the seat's view on the batched engine",
+    "league.share": "share of games in which the learner holds one seat and league members the others "
+    "(the rest: the learner in every seat)",
+    "league.snapshot_every": "learner decisions between frozen snapshots",
+    "league.pool_size": "snapshots kept (the newest); drawn as the stable-baselines3 trainer's `loss` scheme draws",
+    "league.bots": "bots among the league's members (played in compiled code)",
+    "league.bot_share": "the bots' joint share of the league's draws",
+    "anchor.bot": "whose choices the anchor pulls towards: `heuristic` (the exact bot) or `none`",
+    "anchor.coef": "weight of the cross-entropy to the anchor bot's choice at the start",
+    "anchor.anneal_steps": "learner decisions over which that weight falls linearly to 0 (0: it stays)",
+    "evaluation.every": "learner decisions between evaluations (on the batched engine); the best goes to `best/`",
+    "evaluation.games": "games per evaluation, opponent and table size (0: none)",
+    "evaluation.opponents": "bots the policy is evaluated against",
+    "evaluation.greedy": "the policy plays its most probable action in evaluation",
+    "checkpoint.every": "learner decisions between checkpoints",
+    "budget.total_steps": "learner decisions to train for",
+    "seed": "seeds torch, numpy, the tables and the league draws",
+}
+
+
+def table_ppo_reference() -> str:
+    """The table of every ``table_ppo`` config key."""
+    from club_envs.training.config import TABLE_PPO_DEFAULTS, TABLE_PPO_SCHEMA
+
+    rows = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
+    for key, node in _leaves(TABLE_PPO_SCHEMA):
+        value: Any = TABLE_PPO_DEFAULTS
+        for part in key.split("."):
+            value = value.get(part, "(required)") if isinstance(value, dict) else value
+        default = "(required)" if key == "recipe" else _code(value)
+        rows.append(f"| `{key}` | {default} | {_allowed(node)} | {TABLE_PPO_MEANINGS.get(key, '')} |")
+    return "\n".join(rows)
 
 
 def config_reference(prefix: str = "") -> str:
@@ -382,6 +443,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "arkham_decoders_actions.md": lambda: _action_list("arkham_decoders"),
     "config_reference.md": config_reference,
     "config_reference_rllib.md": lambda: config_reference("rllib."),
+    "table_ppo_reference.md": table_ppo_reference,
     "policy_features.md": _features,
     "cli_reference.md": _cli_reference,
     "extras.md": _extras_table,

@@ -15,6 +15,7 @@ training step's time went when they were computed one decision at a time.
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -36,14 +37,31 @@ class Features(NamedTuple):
     prepare_key: Any = None
     prepare: Callable[[Sequence[Any], np.ndarray], None] | None = None
     # The batched engines' form: (observations (B, obs_size), masks, GameRows of the engine's games)
-    # -> (B, obs_size + extra), equal to ``batch`` on the same positions; None: not available there
-    from_state: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | None = None
+    # -> (B, obs_size + extra), equal to ``batch`` on the same positions; None: not available there.
+    # May be named as "module:function", imported on first use (a compiled module stays unloaded until then).
+    from_state: Callable[[np.ndarray, np.ndarray, Any], np.ndarray] | str | None = None
+
+    def state_inputs(self, observations: np.ndarray, masks: np.ndarray, state: Any) -> np.ndarray:
+        """:attr:`from_state` of these rows (``state``: a :class:`~club_envs.agents.batched.GameRows`)."""
+        if self.from_state is None:
+            raise ValueError(f"policy features {self.game!r} inputs have no batched-engine form")
+        return _resolve(self.from_state)(observations, masks, state)
 
     def transform_batch(self, observations: np.ndarray, views: Sequence[Any], masks: np.ndarray) -> np.ndarray:
         """The inputs of many decisions at once; row ``i`` equals ``transform`` of decision ``i``."""
         if self.batch is not None:
             return self.batch(observations, views, masks)
         return np.stack([self.transform(o, v, m) for o, v, m in zip(observations, views, masks)])
+
+
+@functools.lru_cache(maxsize=None)
+def _named(target: str) -> Callable:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _resolve(function: Callable | str) -> Callable:
+    return _named(function) if isinstance(function, str) else function
 
 
 def _builders() -> dict[str, Any]:

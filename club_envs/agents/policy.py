@@ -414,7 +414,7 @@ class BatchedPolicyAgent:
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray, state: Any) -> np.ndarray:
         features = self.agent.features
-        inputs = observations if features is None else features.from_state(observations, action_masks, state)
+        inputs = observations if features is None else features.state_inputs(observations, action_masks, state)
         return masked_choice(self.agent.net.logits(inputs), action_masks, self.agent.deterministic, self._rng)
 
 

@@ -342,5 +342,8 @@ __all__ = ["HEURISTIC_SIZE", "LAYOUT", "heuristic_inputs", "public_true_book", "
 
 # The inputs as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hook);
 # the observation is the same size at every table (seats are padded to MAX_SEATS).
+# On the batched engine the same inputs come from its arrays in compiled code, named here so that the
+# compiled module (which reads this one's layout) loads only where the batched engine runs.
 HEURISTIC_INPUTS = {"obs_size": Observer(Config(num_players=5)).size, "extra": HEURISTIC_SIZE,
-                    "transform": heuristic_inputs}
+                    "transform": heuristic_inputs,
+                    "from_state": "club_envs.arkham_decoders.vector_features:heuristic_inputs_rows"}

@@ -38,6 +38,10 @@ the Black Man). The games run on :mod:`club_envs.arkham_decoders.vector_engine`.
   ``winners`` (N, n) and SAN ``total`` (N,) (with the ``_final_obs``, ``_scores``, ``_winners`` and
   ``_total`` masks, as Gymnasium's vector infos have them). ``info["seat"]`` and ``info["role"]``
   say where the learner sits in every game.
+* ``before_deal``: a callable a trainer may set, called with the bool mask of the games about to be
+  dealt anew (every game at ``reset``, the finished ones at an autoreset) just before the deal: a
+  finished game's last position can still be read there, and each new game's opponents seated
+  (``set_opponents(value, games=mask)``) before they make the game's first moves.
 * ``keep_records=True``: the step that ends game ``i`` also gives its standard JSON record
   (docs/records.md; the learner's controller ``"learner"``, each other seat's the name of the
   opponent seated there when the game ended) in ``info["record"][i]``, with the ``info["_record"]``
@@ -58,7 +62,7 @@ the Black Man). The games run on :mod:`club_envs.arkham_decoders.vector_engine`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -94,6 +98,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
     """N games of the single-agent Arkham Decoders Club view (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    OPPONENT_BOTS = ("random", "heuristic")  # the bots it seats besides batched policies (compiled)
 
     def __init__(
         self,
@@ -138,6 +143,9 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         self._unclear = np.zeros(self.num_envs, np.bool_)
         self._rewards = np.zeros(self.num_envs, np.float64)
         self._obs = np.zeros((self.num_envs, self.observer.size), np.float32)
+        # Called with the bool mask of the games about to be dealt anew, before the deal: where a trainer
+        # reads a finished game's last position and seats the next game's opponents (see the docstring).
+        self.before_deal: Callable[[np.ndarray], None] | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """New games everywhere (``seed``: the deals and the opponents' moves of every game)."""
@@ -145,7 +153,10 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         deals, moves = np.random.SeedSequence(seed).spawn(2)
         self.games.tables.rng[:] = seed_states(deals, self.num_envs)
         self._states[:] = seed_states(moves, self.num_envs)
-        self._open(np.ones(self.num_envs, np.bool_))
+        everywhere = np.ones(self.num_envs, np.bool_)
+        if self.before_deal is not None:
+            self.before_deal(everywhere)
+        self._open(everywhere)
         return self.observer.observe(self.games, self.seats, self._obs).copy(), self._info()
 
     def step(self, actions: Any):
@@ -172,6 +183,8 @@ class ArkhamDecodersVectorEnv(VectorEnv):
             }
             if self.keep_records:
                 info["record"], info["_record"] = self._records(terminated, totals), terminated.copy()
+            if self.before_deal is not None:
+                self.before_deal(terminated)
             self._open(terminated)
             obs = self.observer.observe(games, self.seats, self._obs)
         info.update(self._info())

@@ -85,14 +85,6 @@ def belief_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> n
     return belief_inputs_batch(observations)
 
 
-def heuristic_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> np.ndarray:
-    """``heuristic_inputs`` of rows of the batched engine (a :class:`~club_envs.agents.batched.GameRows`),
-    computed from its arrays in compiled code (:mod:`club_envs.members_only.vector_features`)."""
-    from club_envs.members_only import vector_features  # numba's import only where the batched engine runs
-
-    return vector_features.heuristic_inputs_state(observations, masks, state)
-
-
 HEURISTIC_PREPARE_KEY = heuristic_round.key(_BOT.chip_cost, _BOT.rival_weight)
 
 # The two sets as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hooks).
@@ -100,4 +92,6 @@ BELIEF_INPUTS = {"obs_size": SIZE, "extra": BELIEF_SIZE, "transform": belief_inp
                  "from_state": belief_inputs_state}
 HEURISTIC_INPUTS = {"obs_size": SIZE, "extra": HEURISTIC_SIZE, "transform": heuristic_inputs,
                     "batch": heuristic_inputs_batch, "prepare_key": HEURISTIC_PREPARE_KEY,
-                    "prepare": prepare_heuristic_inputs, "from_state": heuristic_inputs_state}
+                    "prepare": prepare_heuristic_inputs,
+                    # on the batched engine: from its arrays, compiled (the module loads on first use)
+                    "from_state": "club_envs.members_only.vector_features:heuristic_inputs_state"}

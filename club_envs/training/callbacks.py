@@ -12,17 +12,17 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 
 class TimedVecEnv(VecEnvWrapper):
-    """Counts the wall time spent inside the environments (``step`` and ``reset``)."""
+    """Counts the wall time spent inside the environments' ``step`` (where the games also restart)."""
 
     def __init__(self, venv) -> None:
         super().__init__(venv)
         self.env_seconds = 0.0
 
     def reset(self):
-        t = time.perf_counter()
-        obs = self.venv.reset()
-        self.env_seconds += time.perf_counter() - t
-        return obs
+        # Not counted: the first reset happens before the learner's clock starts (and on the batched
+        # engine it may include the compilation of its functions), so counting it would put more time
+        # in the games than the whole run took. The games' own restarts happen inside step().
+        return self.venv.reset()
 
     def step_async(self, actions) -> None:
         self._t = time.perf_counter()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from club_envs.agents.features import get as get_features
 from club_envs.games import get_spec
+from club_envs.training import games
 from club_envs.training.config import ConfigFileError
 from club_envs.training.settings import SelfPlayConfig
 
@@ -55,6 +56,10 @@ def vector_gaps(settings: SelfPlayConfig) -> list[str]:
         gaps.append(f"network.features: {settings.network.features!r} has no batched-engine form")
     if settings.algorithm.critic == "privileged" and not get_spec(game).has_hook(PRIVILEGED_HOOK):
         gaps.append(f"algorithm.critic: 'privileged' ({game}'s hidden state has no batched-engine form)")
+    variants = sum(len(games.vector_variants(settings.game, side)) for side in games.side_names(game)[:1])
+    if settings.envs.n_envs < variants:
+        gaps.append(f"envs.n_envs: {settings.envs.n_envs} (the batched engine gives every table size and role its "
+                    f"own games: {variants} or more)")
     if settings.envs.subprocess or not settings.envs.batched:
         gaps.append("envs.subprocess / envs.batched: false (the batched engine runs its games in this process)")
     return gaps

@@ -19,7 +19,7 @@ and every decision the learner makes -- in every seat -- is a sample. One file, 
    that seat's position.
 3. **Advantages** by GAE along each chain (``ppo.gamma`` and ``ppo.gae_lambda`` per own decision).
 4. **Update**: ``ppo.epochs`` passes of clipped PPO over minibatches of ``ppo.minibatch``, advantages
-   normalised per minibatch, entropy bonus ``ppo.entropy``, value loss ``ppo.value_coef``; with
+   normalised over the rollout, entropy bonus ``ppo.entropy``, value loss ``ppo.value_coef``; with
    ``anchor.coef`` > 0 also the cross-entropy to the anchor bot's choice (the exact heuristic's), its
    weight falling linearly to 0 over ``anchor.anneal_steps`` learner decisions (a pull that keeps the
    policy near a known-good one while its critic is still poor, then lets go).
@@ -257,7 +257,7 @@ class TablePpo:
         """(actor inputs, critic inputs) of seats ``seats`` in games ``rows``."""
         x = observations.astype(np.float32)
         if self.features is not None:
-            x = self.features.from_state(x, masks, GameRows(table.game.games, rows, seats)).astype(np.float32)
+            x = self.features.state_inputs(x, masks, GameRows(table.game.games, rows, seats)).astype(np.float32)
         c = np.concatenate([x, privileged_rows(table.game.games, rows, seats)], axis=1) if self.privileged else x
         return x, c
 
@@ -378,7 +378,9 @@ class TablePpo:
                          links["bootstrap"], ppo.gamma, ppo.gae_lambda, advantages)
         returns = advantages + data["values"]
         tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in data.items()}
-        adv_t, ret_t = torch.from_numpy(advantages.astype(np.float32)), torch.from_numpy(returns.astype(np.float32))
+        # normalised over the whole rollout (a minibatch's own spread is undefined for the odd one of a single row)
+        normalised = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+        adv_t, ret_t = torch.from_numpy(normalised.astype(np.float32)), torch.from_numpy(returns.astype(np.float32))
         anchor_coef = self._anchor_coef()
         figures: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
                                                             "clip_fraction", "anchor_loss")}
@@ -391,7 +393,6 @@ class TablePpo:
                 logp = dist.log_prob(tensors["actions"][idx])
                 ratio = torch.exp(logp - tensors["logp"][idx])
                 adv = adv_t[idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 policy_loss = -torch.min(ratio * adv, torch.clamp(ratio, 1 - ppo.clip, 1 + ppo.clip) * adv).mean()
                 value_loss = ((self.critic(tensors["critic"][idx]) - ret_t[idx]) ** 2).mean()
                 entropy = dist.entropy().mean()

@@ -69,13 +69,13 @@ class LearnerVectorEnv(VectorEnv):
 
     def __init__(self, game: str, variants: list[dict[str, Any]], num_envs: int, seed: int, opponents: Any = "random",
                  features: str = "none", keep_records: bool = False, privileged: bool = False) -> None:
+        self.parts: list[Any] = []
         if num_envs < len(variants):
             raise ValueError(f"{num_envs} games cannot cover the {len(variants)} table variants of {game} "
                              f"(sizes x roles) on the batched engine; give at least {len(variants)} games")
         self.num_envs, self.game = int(num_envs), game
         self.features = get_features(features)
         spec = get_spec(game)
-        self.parts = []
         for k, (kwargs, count) in enumerate(zip(variants, split(num_envs, len(variants)))):
             part = gymnasium.make_vec(spec.gym_id, num_envs=count, vectorization_mode="vector_entry_point",
                                       opponents=opponents, keep_records=keep_records, **kwargs).unwrapped
@@ -99,6 +99,7 @@ class LearnerVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._win_share = games.win_share(game)
         self._finished: dict[int, tuple[np.ndarray, dict[str, Any]]] = {}
+        self._resetting = False
         self._seed(seed)
 
     def _seed(self, seed: int) -> None:
@@ -110,9 +111,13 @@ class LearnerVectorEnv(VectorEnv):
         if seed is not None:
             self._seed(seed)
         observations = []
-        for part, deal_seed in zip(self.parts, self._deal_seeds):
-            obs, _ = part.reset(seed=deal_seed, options=options)
-            observations.append(self._inputs(part, obs))
+        self._resetting = True  # the games under way are abandoned, not finished: no results
+        try:
+            for part, deal_seed in zip(self.parts, self._deal_seeds):
+                obs, _ = part.reset(seed=deal_seed, options=options)
+                observations.append(self._inputs(part, obs))
+        finally:
+            self._resetting = False
         self._finished.clear()
         return np.concatenate(observations), {}
 
@@ -161,7 +166,7 @@ class LearnerVectorEnv(VectorEnv):
         inputs = np.asarray(observations, np.float32)
         if self.features is not None:
             masks = part.games.legal_masks()[rows]
-            inputs = self.features.from_state(inputs, masks, GameRows(part.games, rows, seats)).astype(np.float32)
+            inputs = self.features.state_inputs(inputs, masks, GameRows(part.games, rows, seats)).astype(np.float32)
         if self._hidden is not None:
             inputs = np.concatenate([inputs, self._hidden(part.games, rows, seats)], axis=1)
         return inputs
@@ -171,7 +176,7 @@ class LearnerVectorEnv(VectorEnv):
         and results in those that just finished, then seat the next games' opponents."""
         part = self.parts[k]
         over = np.flatnonzero(which & part.games.is_over)
-        if len(over):
+        if len(over) and not self._resetting:
             last = self._inputs(part, part.observer.observe_games(part.games, over, part.seats[over]), over)
             for j, row, share in zip(over, last, self._shares(part, over)):
                 g = int(self.offsets[k] + j)
@@ -188,7 +193,7 @@ class LearnerVectorEnv(VectorEnv):
     def _shares(self, part: Any, over: np.ndarray) -> list[float]:
         """The learner's win share in each finished game of ``over``: a tied win shared (or a
         side's win whole), as the one-game path counts it."""
-        scores, winners = part.games.scores()
+        winners = part.games.scores()[-1]  # (scores, winners) or (totals, scores, winners): winners last
         shares = []
         for j in over:
             seat = int(part.seats[j])

@@ -68,6 +68,16 @@ def test_every_config_key_has_a_meaning_and_no_meaning_is_left_over(gen):
         assert f"| `{key}` |" in table
 
 
+def test_every_table_ppo_key_has_a_meaning_and_its_default(gen):
+    from club_envs.training.config import TABLE_PPO_DEFAULTS, TABLE_PPO_SCHEMA
+
+    keys = [key for key, _ in gen._leaves(TABLE_PPO_SCHEMA)]
+    assert set(keys) == set(gen.TABLE_PPO_MEANINGS), sorted(set(keys) ^ set(gen.TABLE_PPO_MEANINGS))
+    table = gen.table_ppo_reference()
+    assert f"| `ppo.games` | `{TABLE_PPO_DEFAULTS['ppo']['games']}` |" in table
+    assert all(f"| `{key}` |" in table for key in keys)
+
+
 def test_the_config_reference_shows_the_schema_defaults(gen):
     from club_envs.training.config import DEFAULTS
 

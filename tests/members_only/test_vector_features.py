@@ -36,7 +36,7 @@ def test_inputs_from_the_arrays_are_the_inputs_from_the_view(players):
         ):
             if observed is None:
                 observed = env.observer.observe_games(env.games, rows, seats)
-            batched = FEATURES.from_state(observed, seat_masks, GameRows(env.games, rows, seats))
+            batched = FEATURES.state_inputs(observed, seat_masks, GameRows(env.games, rows, seats))
             views = [view_of(env.games, g, int(seats[g])) for g in rows]
             expected = FEATURES.transform_batch(observed, views, seat_masks)
             assert batched.dtype == np.float32 and batched.shape == expected.shape

@@ -56,7 +56,7 @@ def test_a_config_is_typed_once_and_keeps_the_resolved_mapping_it_was_built_from
 
 def test_a_recipe_config_is_checked_by_its_own_schema():
     with pytest.raises(ConfigFileError, match=r"x\.yaml: recipe: 'ppo' is not allowed; "
-                                              r"allowed values: belief_iteration, arkham_belief_iteration$"):
+                                              r"allowed values: belief_iteration, arkham_belief_iteration, table_ppo$"):
         configs.validate({"recipe": "ppo"}, "x.yaml")
     for recipe in ("belief_iteration", "arkham_belief_iteration"):
         with pytest.raises(ConfigFileError, match=r"x\.yaml: unknown key 'algorithm'; allowed keys: "):

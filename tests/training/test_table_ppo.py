@@ -1,0 +1,157 @@
+"""PPO on the batched multi-agent engine (``recipe: table_ppo``): advantages along each seat's chain
+of decisions, rewards credited to the decision they follow, the league's seats, the anchor, runs
+that repeat and resume, exported policies that play, and the config's checks."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from club_envs.agents.policy import PolicyAgent
+from club_envs.training import config as configs
+from club_envs.training.launch import run
+from club_envs.training.table_ppo import LEARNER, TablePpo, chain_advantages
+from club_envs.training.progress import Reporter
+from tests.training.test_train import assert_same_runs
+
+BASE = {"recipe": "table_ppo", "game": {"name": "members_only", "num_players": [3, 4]},
+        "ppo": {"games": 16, "steps": 24, "minibatch": 256},
+        "network": {"hidden": [32], "features": "members_only_beliefs"},
+        "league": {"share": 0.5, "snapshot_every": 1000, "pool_size": 3, "bots": ["heuristic", "random"],
+                   "bot_share": 0.5},
+        "evaluation": {"every": 1500, "games": 12, "opponents": ["heuristic", "random"]},
+        "checkpoint": {"every": 1000}, "budget": {"total_steps": 1500}, "seed": 5}
+
+
+def settings(**changes):
+    raw = json.loads(json.dumps(BASE))
+    for section, values in changes.items():
+        if isinstance(values, dict):
+            raw.setdefault(section, {}).update(values)
+        else:
+            raw[section] = values
+    return configs.from_mapping(raw)
+
+
+def test_advantages_follow_each_seats_chain():
+    # two chains: 0 -> 2 -> 4 (ends with the game), 1 -> 3 (cut by the rollout, bootstrapped)
+    rewards = np.array([0.0, 0.1, 0.0, 0.0, 1.0])
+    values = np.array([0.5, 0.2, 0.6, 0.3, 0.8])
+    nxt = np.array([2, 3, 4, -1, -1])
+    done = np.array([False, False, False, False, True])
+    bootstrap = np.array([0.0, 0.0, 0.0, 0.4, 0.0])
+    gamma, lam = 0.9, 0.8
+    out = np.zeros(5)
+    chain_advantages(rewards, values, nxt, done, bootstrap, gamma, lam, out)
+    a4 = 1.0 - 0.8
+    a2 = 0.0 + gamma * 0.8 - 0.6 + gamma * lam * a4
+    a0 = 0.0 + gamma * 0.6 - 0.5 + gamma * lam * a2
+    a3 = 0.0 + gamma * 0.4 - 0.3
+    a1 = 0.1 + gamma * 0.3 - 0.2 + gamma * lam * a3
+    assert out == pytest.approx([a0, a1, a2, a3, a4])
+
+
+def test_rewards_go_to_the_decision_they_follow_and_ends_close_every_chain(tmp_path):
+    cfg = settings(league={"share": 0.0}, game={"num_players": [4], "options": {"reward_mode": "win"}},
+                   ppo={"games": 12, "steps": 800})
+    trainer = TablePpo(cfg, tmp_path, {}, Reporter.quiet())
+    buffer, links = trainer.rollout()
+    closed = links["done"]
+    # every game began in this (first) rollout, so each finished game closes one chain per seat
+    assert closed.sum() >= 8 and closed.sum() % 4 == 0, "every seat of every finished game closes its chain"
+    ends = links["reward"][closed]
+    allowed = {1.0, -1.0 / 3, 0.5, -0.5, 1 / 3, -1.0, 0.25, 0.0}
+    assert all(any(abs(r - a) < 1e-6 for a in allowed) for r in ends)  # float32 rewards
+    assert np.all(links["reward"][~closed] == 0.0), "without shaping only a game's end pays"
+    assert abs(ends.sum()) < 1e-6, "a finished game's rewards sum to zero over its seats (all the learner's here)"
+    chained = links["next"] >= 0
+    assert not (chained & closed).any(), "a chain goes on only within a game"
+
+
+def test_league_games_seat_the_learner_once_and_draw_the_rest(tmp_path):
+    cfg = settings(league={"share": 1.0}, ppo={"games": 16, "steps": 700})
+    trainer = TablePpo(cfg, tmp_path, {}, Reporter.quiet())
+    for table in trainer.tables:
+        learners = (table.controllers == LEARNER).sum(axis=1)
+        assert (learners == 1).all()
+        assert all(len(d) == table.num_players - 1 for d in table.drawn)
+    trainer.rollout()
+    played = {m["id"]: m["games"] for m in trainer.pool.members}
+    assert sum(played.values()) > 0 and set(played) == {"bot:heuristic", "bot:random", "snap-000000000.pt"}, \
+        "finished league games are recorded against the members drawn"
+    everyone = settings(league={"share": 0.0})
+    trainer = TablePpo(everyone, tmp_path / "b", {}, Reporter.quiet())
+    assert all((t.controllers == LEARNER).all() for t in trainer.tables)
+
+
+def test_the_anchor_pulls_the_policy_towards_the_heuristics_choices(tmp_path):
+    cfg = settings(network={"hidden": [64], "features": "members_only_heuristic"},
+                   anchor={"bot": "heuristic", "coef": 5.0, "anneal_steps": 0},
+                   ppo={"games": 32, "steps": 32, "minibatch": 512, "learning_rate": 2e-3, "epochs": 4, "entropy": 0.0},
+                   league={"share": 0.0})
+    trainer = TablePpo(cfg, tmp_path, {}, Reporter.quiet())
+    losses = []
+    for _ in range(12):
+        buffer, links = trainer.rollout()
+        losses.append(trainer.update(buffer, links)["anchor_loss"])
+        trainer.steps += buffer.size
+    assert np.mean(losses[-3:]) < 0.6 * losses[0], losses
+    annealed = settings(anchor={"bot": "heuristic", "coef": 2.0, "anneal_steps": 1000})
+    trainer = TablePpo(annealed, tmp_path / "a", {}, Reporter.quiet())
+    trainer.steps = 250
+    assert trainer._anchor_coef() == pytest.approx(1.5)
+    trainer.steps = 5000
+    assert trainer._anchor_coef() == 0.0
+
+
+def test_a_run_repeats_resumes_and_exports_policies_that_play(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["ppo"]["critic"] = "privileged"
+    path = tmp_path / "tp.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    a = run(path, runs_dir=tmp_path / "a", progress=False)
+    b = run(path, runs_dir=tmp_path / "b", progress=False)
+    assert_same_runs(a, b)
+    rows = list(csv.DictReader((a / "progress.csv").open()))
+    assert rows and all(float(r["decisions"]) > 0 for r in rows)
+    state = json.loads((a / "state.json").read_text())
+    done = state["steps"]["player"]
+    assert done >= 1500
+    raw["budget"]["total_steps"] = done + 600
+    (a / "config.yaml").write_text(yaml.safe_dump(raw))
+    run(resume=a, progress=False)
+    assert json.loads((a / "state.json").read_text())["steps"]["player"] >= done + 600
+    agent = PolicyAgent.from_file(a / "latest" / "policy.pt")
+    assert agent.meta["features"] == "members_only_beliefs" and agent.meta["backend"] == "table_ppo"
+    pool = json.loads((a / "pool" / "player" / "pool.json").read_text())
+    assert [m["id"] for m in pool["members"] if m["kind"] == "bot"] == ["bot:heuristic", "bot:random"]
+    assert len([m for m in pool["members"] if m["kind"] == "snapshot"]) >= 2
+    (a / "checkpoint.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match=r"checkpoint.pt: not a table PPO checkpoint.*move it away"):
+        run(resume=a, progress=False)
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"league": {"bots": [], "bot_share": 0.5}}, r"league.bot_share: 0.5 needs league.bots"),
+    ({"anchor": {"bot": "none", "coef": 1.0}}, r"anchor.coef: 1.0 needs anchor.bot"),
+    ({"ppo": {"games": 1}}, r"ppo.games: 1 cannot cover 2 table sizes"),
+    ({"ppo": {"critic": "oracle"}}, r"ppo.critic: 'oracle' is not allowed; allowed values: observation, privileged"),
+    ({"league": {"bots": ["alphazero"]}}, r"league.bots"),
+])
+def test_bad_settings_are_refused_in_one_line(changes, message):
+    with pytest.raises(configs.ConfigFileError, match=message):
+        settings(**changes)
+
+
+def test_bad_rule_options_are_refused_before_a_run_folder_exists(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["game"]["options"] = {"max_heat": 3}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    with pytest.raises(configs.ConfigFileError, match=r"game.options: .*max_heat"):
+        run(path, runs_dir=tmp_path / "runs", progress=False)
+    assert not (tmp_path / "runs").exists()

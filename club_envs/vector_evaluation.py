@@ -16,12 +16,13 @@ reference engine's deals for that seed, so the two series agree in expectation, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium
 import numpy as np
 
 from club_envs.agents.batched import BatchedPolicy, GameRows, ask
+from club_envs.evaluation import SeriesResult, Tally
 from club_envs.games import get_spec
 from club_envs.stats import wilson_interval
 
@@ -41,19 +42,48 @@ def policy_win_share(game: str, num_players: int, learner: BatchedPolicy, oppone
     """The win share of ``learner`` against ``opponent`` (a bot's name, or anything else the vector
     environment seats: :func:`club_envs.agents.vector_opponents.vector_opponent`) over ``games``
     games at ``num_players``, with its 95% Wilson interval (see the module docstring)."""
+    finished = play_games(game, num_players, learner, opponent, games, seed, role_side)
+    wins = sum(f.shares[f.seat] for f in finished)
+    return wins / games, wilson_interval(wins, games)
+
+
+class Finished(NamedTuple):
+    """One game of a batched series: the learner's seat, every seat's score and win share."""
+
+    seat: int
+    scores: np.ndarray
+    shares: np.ndarray
+
+
+def play_games(game: str, num_players: int, learner: BatchedPolicy, opponent: Any, games: int, seed: int,
+               role_side: dict[str, str] | None = None) -> list[Finished]:
+    """``games`` games of ``learner`` against ``opponent``, balanced over the learner's seats (or
+    its side's roles), each played once to its end."""
     spec = get_spec(game)
     if isinstance(opponent, str) and not available(game, opponent):
         raise ValueError(f"{spec.name}'s batched engine does not play {opponent!r}")
     seatings = _seatings(num_players, learner, opponent, role_side)
-    wins = 0.0
     counts = [games // len(seatings) + (1 if k < games % len(seatings) else 0) for k in range(len(seatings))]
+    finished: list[Finished] = []
     for k, ((place, opponents), count) in enumerate(zip(seatings, counts)):
         if count:
             env = gymnasium.make_vec(spec.gym_id, num_envs=count, vectorization_mode="vector_entry_point",
                                      num_players=num_players, opponents=opponents, **place).unwrapped
-            wins += _play_once(env, learner, seed * 1_000_003 + k, spec.shared_wins)
+            finished += _play_once(env, learner, seed * 1_000_003 + k, spec.shared_wins)
             env.close()
-    return wins / games, wilson_interval(wins, games)
+    return finished
+
+
+def series(game: str, num_players: int, name: str, learner: BatchedPolicy, opponent: str, games: int,
+           seed: int) -> SeriesResult:
+    """``name`` (played by ``learner``) against ``opponent`` in every other seat, as
+    :func:`club_envs.evaluation.play_series` tallies a rotated line-up: per agent its seats, wins
+    (a tie shared) and scores."""
+    by_agent = {name: Tally(name), opponent: Tally(opponent)}
+    for f in play_games(game, num_players, learner, opponent, games, seed):
+        for seat, (score, share) in enumerate(zip(f.scores, f.shares)):
+            by_agent[name if seat == f.seat else opponent].add(float(share), float(score))
+    return SeriesResult(games, by_agent, {})
 
 
 def _seatings(num_players: int, learner: BatchedPolicy, opponent: str,
@@ -66,12 +96,12 @@ def _seatings(num_players: int, learner: BatchedPolicy, opponent: str,
     return [({"role": role}, {r: (learner if side == "learner" else opponent) for r, side in role_side.items() if r != role})]
 
 
-def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -> float:
-    """Every game of ``env`` played to its end once (games that restart meanwhile are not counted);
-    the learner's summed win shares."""
+def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -> list[Finished]:
+    """Every game of ``env`` played to its end once (games that restart meanwhile are not counted),
+    in the order of the games."""
     obs, _ = env.reset(seed=seed)
     counted = np.zeros(env.num_envs, bool)
-    wins = 0.0
+    results: list[Finished | None] = [None] * env.num_envs
     rows = np.arange(env.num_envs)
     while not counted.all():
         masks = env.action_masks()
@@ -83,10 +113,11 @@ def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -
             final = info["final_info"]
             winners = final["winners"] if "winners" in final else top_scores(final["scores"])
             for g in np.flatnonzero(done):
-                if winners[g][seats[g]]:
-                    wins += 1.0 / int(np.sum(winners[g])) if shared_wins else 1.0
+                won = np.asarray(winners[g], bool)
+                share = 1.0 / int(won.sum()) if shared_wins and won.any() else 1.0
+                results[g] = Finished(int(seats[g]), np.asarray(final["scores"][g], np.float64), won * share)
             counted |= done
-    return wins
+    return [r for r in results if r is not None]
 
 
 def top_scores(scores: np.ndarray) -> np.ndarray:
@@ -95,4 +126,4 @@ def top_scores(scores: np.ndarray) -> np.ndarray:
     return scores == scores.max(axis=1, keepdims=True)
 
 
-__all__ = ["available", "policy_win_share"]
+__all__ = ["Finished", "available", "play_games", "policy_win_share", "series"]

@@ -35,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--pool", choices=POOL_NAMES, default=None,
                    help="play the one agent of --agents against every opponent of this pool (holdout: the held-out "
                         "pool no training run sees), --games games each")
+    p.add_argument("--engine", choices=("auto", "vector", "reference"), default="auto",
+                   help="auto (default): the batched engine when the line-up is one agent against one bot it plays "
+                        "(all games at once; no --records, one process), else game by game on the reference engine")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p
 
@@ -65,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
     role_agents = dict(lineup.per_role) if lineup.per_role else None
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
-    if args.workers > 1:
+    batched = _batched_series(args, game, config, seat_agents)
+    if batched is not None:
+        result = batched
+    elif args.workers > 1:
         result = play_series_parallel(game, config, seat_agents, role_agents, games=args.games, seed=args.seed,
                                       records_dir=args.records, workers=args.workers)
     else:
@@ -81,6 +87,52 @@ def run(args: argparse.Namespace) -> int:
     if args.records is not None:
         print(f"{args.games} records written to {args.records}")
     return 0
+
+
+def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[str] | None):
+    """The series on the batched engine (:mod:`club_envs.vector_evaluation`) when ``--engine`` allows
+    and the line-up is one agent against one bot the batched engine plays in every other seat; else
+    ``None`` (``--engine vector`` then stops with the reason)."""
+    import time
+
+    from club_envs.agents.vector_opponents import vector_opponent
+    from club_envs.vector_evaluation import available, series
+
+    reason = None
+    if args.engine == "reference":
+        return None
+    if args.records is not None or args.workers != 1:
+        reason = "it keeps no records and plays in one process (drop --records and --workers)"
+    elif seat_agents is None or len(set(seat_agents[1:])) != 1 or seat_agents[0] == seat_agents[1]:
+        reason = "it plays one agent against one bot in every other seat (a,b,b,b)"
+    elif not available(game.RECORD_NAME, seat_agents[1]):
+        reason = f"it does not play {seat_agents[1]!r}"
+    else:
+        learner = vector_opponent(game.RECORD_NAME, load_agent(seat_agents[0], game=game, config=config, seed=args.seed),
+                                  args.seed)
+        if learner is None or isinstance(learner, (str, dict)):
+            reason = f"it cannot play {seat_agents[0]!r} as a batch (a search, or an agent with its own random moves)"
+    if reason is not None:
+        if args.engine == "vector":
+            raise ValueError(f"--engine vector: the batched engine cannot play this series: {reason}")
+        return None
+    started = time.perf_counter()
+    with _one_blas_thread():  # the policies' forward passes are small matrix products: threads only contend
+        result = series(game.RECORD_NAME, args.players, seat_agents[0], learner, seat_agents[1], args.games, args.seed)
+    seconds = time.perf_counter() - started
+    print(f"{args.games} games on the batched engine in {seconds:.1f} s ({args.games / max(seconds, 1e-9):,.0f} games/s)")
+    return result
+
+
+def _one_blas_thread():
+    """One BLAS thread while the series plays (as training does), where threadpoolctl is installed."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ModuleNotFoundError:  # the 'train' extra is not installed: numpy keeps its threads
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 def _run_pool(args: argparse.Namespace, game, config) -> int:

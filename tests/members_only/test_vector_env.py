@@ -56,8 +56,8 @@ def test_the_sync_mode_still_gives_one_game_environments():
 
 
 def test_opponents_the_vector_environment_lacks_are_named():
-    with pytest.raises(ConfigError, match="opponent 'heuristic_sampled' is not available.*random.*sync"):
-        make(2, opponents="heuristic_sampled")
+    with pytest.raises(ConfigError, match="opponent 'ismcts' is not available.*heuristic_sampled.*random.*sync"):
+        make(2, opponents="ismcts")
 
 
 def test_an_illegal_action_names_the_game_and_its_legal_actions_and_moves_no_game():

@@ -161,3 +161,24 @@ def test_workers_finish_after_the_parent_has_run_torch():
     serial = play_series(game, config, seat_agents=lineup, games=6, seed=9)
     parallel = play_series_parallel(game, config, seat_agents=lineup, games=6, seed=9, workers=2)
     assert parallel.as_json() == serial.as_json()
+
+
+def test_evaluate_plays_one_agent_against_one_bot_on_the_batched_engine(tmp_path, capsys):
+    """The same series on both engines: the batched one says so, both tally every seat, and their
+    win shares agree within the intervals (the two engines deal different games for a seed)."""
+    args = ["evaluate", "members_only", "--players", "4", "--agents", "members_only_belief,heuristic,heuristic,heuristic",
+            "--games", "120", "--seed", "3", "--no-progress"]
+    summaries = {}
+    for engine in ("vector", "reference"):
+        out = tmp_path / f"{engine}.json"
+        assert main([*args, "--engine", engine, "--json", str(out)]) == 0
+        summaries[engine] = {a["agent"]: a for a in json.loads(out.read_text())["agents"]}
+    printed = capsys.readouterr().out
+    assert printed.count("120 games on the batched engine") == 1
+    for engine, rows in summaries.items():
+        assert rows["members_only_belief"]["seats"] == 120 and rows["heuristic"]["seats"] == 360, engine
+    (vlo, vhi), (rlo, rhi) = (summaries[e]["members_only_belief"]["win_share_95ci"] for e in ("vector", "reference"))
+    assert vlo < rhi and rlo < vhi, "the two series agree within their intervals"
+    assert main(["evaluate", "members_only", "--players", "4", "--agents", "heuristic,random,random,heuristic",
+                 "--games", "2", "--engine", "vector"]) == 2
+    assert "the batched engine cannot play this series: it plays one agent against one bot" in capsys.readouterr().err

@@ -229,8 +229,8 @@ def first_use(env_id: str, num_players: int, num_games: int, cache_dir: str, opp
 def first_use_rows(num_games: int = 1024) -> list[tuple[str, dict[str, float], dict[str, float]]]:
     """Per batched env: (id and opponents, first use with an empty cache, first use with the cache filled)."""
     rows = []
-    for env_id, players, opponents in (("club_envs/MembersOnly-v0", 4, "random"), (ARKHAM, 5, "random"),
-                                       (ARKHAM, 5, "heuristic")):
+    for env_id, players, opponents in (("club_envs/MembersOnly-v0", 4, "random"), ("club_envs/MembersOnly-v0", 4, "heuristic"),
+                                       (ARKHAM, 5, "random"), (ARKHAM, 5, "heuristic")):
         with tempfile.TemporaryDirectory() as cache:
             cold = first_use(env_id, players, num_games, cache, opponents)
             warm = first_use(env_id, players, num_games, cache, opponents)

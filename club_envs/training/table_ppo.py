@@ -201,6 +201,7 @@ class TablePpo:
                                           eps=1e-5)
         self.steps, self.updates = 0, 0
         self.best = state.get("best", {})
+        self.seconds_before, self.started = float(state.get("seconds", 0.0)), time.perf_counter()
         self.rng = np.random.default_rng([settings.seed, 1])
         self._load(state)
         league = settings.league
@@ -511,8 +512,12 @@ class TablePpo:
                     "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, tmp)
         os.replace(tmp, path)
         self._export(self.run_dir / "latest" / "policy.pt")
-        save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates,
+        save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates, "seconds": self.seconds(),
                                   "best": {k: v for k, v in self.best.items() if k != "live"}})
+
+    def seconds(self) -> float:
+        """Wall time of the run so far, every resumed part included."""
+        return self.seconds_before + time.perf_counter() - self.started
 
     def _load(self, state: dict) -> None:
         path = self.run_dir / "checkpoint.pt"
@@ -550,6 +555,7 @@ def train(settings: TablePpoConfig, run_dir: Path, state: dict, progress: bool |
                f"{'privileged' if trainer.privileged else 'observation'}")
     trainer.run()
     (run_dir / "summary.json").write_text(json.dumps({"steps": trainer.steps, "updates": trainer.updates,
-                                                       "best": trainer.best.get(SIDE)}, indent=2))
+                                                       "seconds": trainer.seconds(), "best": trainer.best.get(SIDE)},
+                                                      indent=2))
     print(f"run folder: {run_dir}", file=sys.stderr)
     return run_dir

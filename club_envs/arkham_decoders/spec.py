@@ -27,6 +27,7 @@ SPEC = GameSpec(
         "vector_game": ".vector_game:ArkhamDecodersVectorGame",
         "vector_env": ".vector_env:ArkhamDecodersVectorEnv",
         "vector_view": ".vector_views:view_of",
+        "vector_privileged": ".vector_privileged",
         "black_man_agent": ".vote_value:BlackManAgent",
         "features:arkham_heuristic": ".features:HEURISTIC_INPUTS",
         "presenter": "club_envs.play.arkham_decoders:ArkhamPresenter",

@@ -4,6 +4,8 @@ repeat; and the choice of engine."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -218,3 +220,27 @@ def test_an_imitation_warm_start_with_a_privileged_critic_on_the_batched_engine(
                  if r.split(",")[header.index("pretrain/agreement")]]
     assert agreement and agreement[0] > 0.5, "the actor learned the bot's moves"
     assert (folder / "latest" / "policy.pt").is_file()
+
+
+def test_both_arkham_sides_train_on_the_batched_engine_with_a_privileged_critic(tmp_path):
+    """Nine table variants (three sizes x the team's three roles), each side learning in its phase
+    against the other side's pool, the critic reading the hidden state from the arrays."""
+    import yaml
+
+    from club_envs.training.launch import run
+
+    config = {"game": {"name": "arkham_decoders", "num_players": [4, 5, 6]},
+              "algorithm": {"n_steps": 32, "batch_size": 144, "n_epochs": 1, "critic": "privileged"},
+              "network": {"hidden": [32], "features": "arkham_heuristic"},
+              "envs": {"n_envs": 9, "engine": "vector"},
+              "selfplay": {"snapshot_every": 288, "pool_size": 3, "phase_steps": 288, "bots": ["heuristic"]},
+              "evaluation": {"every": 576, "games": 6, "opponents": ["heuristic"]},
+              "checkpoint": {"every": 576}, "budget": {"total_steps": 576}, "seed": 3}
+    path = tmp_path / "arkham.yaml"
+    path.write_text(yaml.safe_dump(config))
+    folder = run(path, runs_dir=tmp_path, progress=False)
+    state = json.loads((folder / "state.json").read_text())
+    assert state["engine"] == "vector" and state["steps"] == {"team": 288, "black_man": 288}
+    assert (folder / "latest" / "team.pt").is_file() and (folder / "latest" / "black_man.pt").is_file()
+    sides = {line.split(",")[1] for line in (folder / "evaluations.csv").read_text().splitlines()[1:]}
+    assert sides == {"team", "black_man"}

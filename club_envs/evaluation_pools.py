@@ -28,9 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from club_envs.agents.registry import SEARCH_BOT, SHIPPED, load, shipped_names
+from club_envs.agents.vector_opponents import vector_opponent
 from club_envs.evaluation import play_series
 from club_envs.games import get_spec, spec_of
 from club_envs.stats import wilson_interval
+from club_envs.vector_evaluation import play_games
 
 HOLDOUT_PREFIX = "holdout_"
 POOL_NAMES = ("holdout",)
@@ -115,15 +117,26 @@ def _plays(roles_of: tuple[str, ...] | None, wanted: tuple[str, ...]) -> bool:
 
 
 def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember], games: int,
-                  seed: int) -> list[PoolRow]:
-    """``agent`` against every member of a pool, ``games`` games each on the seed series ``seed``."""
+                  seed: int, batched: bool = True) -> list[PoolRow]:
+    """``agent`` against every member of a pool, ``games`` games each on the seed series ``seed``.
+    With ``batched`` (a game without sides) a series the batched engine can play -- ``agent`` a
+    policy or a stateless agent, the member a bot it seats or one of those -- plays there
+    (:mod:`club_envs.vector_evaluation`: all games at once; the same seed, the same deals for every
+    agent measured, though not the reference engine's deals)."""
     spec = spec_of(game)
-    agent_roles = getattr(load(agent, game=game, config=config), "by_role", None)
+    loaded = load(agent, game=game, config=config)
+    agent_roles = getattr(loaded, "by_role", None)
     agent_roles = tuple(agent_roles) if agent_roles is not None else None
     rows = []
     for member in members:
         if not spec.roles:
             if member.name == agent:  # its seats could not be told apart in the tally
+                continue
+            opponent = _batched_member(spec.name, member.name, game, config, seed) if batched else None
+            learner = vector_opponent(spec.name, loaded, seed) if opponent is not None else None
+            if learner is not None and not isinstance(learner, (str, dict)):
+                finished = play_games(spec.name, config.num_players, learner, opponent, games, seed)
+                rows.append(PoolRow(member.name, None, len(finished), sum(f.shares[f.seat] for f in finished)))
                 continue
             lineup = [agent] + [member.name] * (config.num_players - 1)
             result = play_series(game, config, seat_agents=lineup, games=games, seed=seed)
@@ -141,6 +154,14 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             wins = sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games
             rows.append(PoolRow(member.name, side.name, games, wins))
     return rows
+
+
+def _batched_member(game_name: str, name: str, game: Any, config: Any, seed: int) -> Any:
+    """What the batched engine seats for pool member ``name`` (every other seat), or ``None``."""
+    seated = vector_opponent(game_name, name)
+    if seated is None and name != SEARCH_BOT:
+        seated = vector_opponent(game_name, load(name, game=game, config=config, seed=seed), seed)
+    return None if isinstance(seated, dict) else seated
 
 
 def format_rows(agent: str, rows: list[PoolRow]) -> str:

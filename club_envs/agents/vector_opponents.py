@@ -62,7 +62,7 @@ def vector_opponent(game: str, agent: Any, seed: int | None = None) -> Any:
     if isinstance(agent, RoleDispatchAgent):
         parts = {role: vector_opponent(game, inner, seed) for role, inner in agent.by_role.items()}
         return None if any(p is None for p in parts.values()) else parts
-    if getattr(type(agent), "stateless", False) and hasattr(type(agent), "act_batch") and spec.has_hook(VECTOR_VIEW_HOOK):
+    if getattr(agent, "stateless", False) and hasattr(type(agent), "act_batch") and spec.has_hook(VECTOR_VIEW_HOOK):
         return ViewPolicy(agent, spec.hook(VECTOR_VIEW_HOOK))
     return None
 

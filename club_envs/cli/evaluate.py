@@ -142,7 +142,8 @@ def _run_pool(args: argparse.Namespace, game, config) -> int:
     if args.workers != 1 or args.records is not None:
         raise ValueError("--pool plays in one process and keeps no records; drop --workers and --records")
     load_agent(args.agents, game=game, config=config)  # an unknown agent fails before the first game
-    rows = evaluate_pool(game, config, args.agents, pool(args.pool, game), games=args.games, seed=args.seed)
+    rows = evaluate_pool(game, config, args.agents, pool(args.pool, game), games=args.games, seed=args.seed,
+                         batched=args.engine != "reference")
     print(format_rows(args.agents, rows))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)

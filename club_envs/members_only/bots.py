@@ -68,6 +68,8 @@ class HeuristicAgent:
         self.samples = samples
         self.chip_cost = chip_cost
         self.rival_weight = rival_weight
+        # exact estimates: the choice is a function of the view alone (one instance serves every seat)
+        self.stateless = samples is None
 
     def reset(self, seat: int, seed: int | None = None) -> None:
         if seed is not None:

@@ -81,8 +81,8 @@ from club_envs.training.arkham_belief_vector import play_table
 from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import SELF, ArkhamBeliefConfig
-from club_envs.vector_evaluation import available, policy_win_share
 from club_envs.training.torch_mlp import to_layers, to_torch
+from club_envs.vector_evaluation import available, policy_win_share
 
 EVALUATION_COLUMNS = ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"]
 BLACK_MAN = "black_man"

@@ -19,6 +19,7 @@ list and no forfeit: an illegal action raises before any game moves.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -707,9 +708,16 @@ class VectorGames:
         self._mask = np.zeros((self.num_games, A.NUM_ACTIONS), dtype=np.bool_)
         self.reset(seed=seed)
 
-    def reset(self, seed: int | np.random.SeedSequence | None = None) -> None:
-        """New games everywhere, each dealt from its own generator seeded from ``seed``."""
-        self.tables.rng[:] = seed_states(seed, self.num_games)
+    def reset(self, seed: int | np.random.SeedSequence | Sequence[int] | None = None) -> None:
+        """New games everywhere, each dealt from its own generator seeded from ``seed`` -- or, given
+        one seed per game (a sequence of whole numbers), game ``g`` from ``seed[g]`` alone, so that a
+        game's deal depends on its own seed whatever the other games are."""
+        if isinstance(seed, (Sequence, np.ndarray)):
+            if len(seed) != self.num_games:
+                raise ValueError(f"{len(seed)} seeds for {self.num_games} games: expected one seed per game")
+            self.tables.rng[:] = [seed_states(int(s), 1)[0] for s in seed]
+        else:
+            self.tables.rng[:] = seed_states(seed, self.num_games)
         reset_games(self.tables, self.rules, np.ones(self.num_games, np.bool_))
 
     def reset_games(self, mask: np.ndarray) -> None:

@@ -23,7 +23,8 @@ Black Man its negative). No game is ever ``truncated``: the deck runs out within
 The games run on :mod:`club_envs.arkham_decoders.vector_engine` (the moves and every seat's rewards
 in one compiled call for all games) and are observed by
 :mod:`club_envs.arkham_decoders.vector_observer`. Its deals are the batched engine's (a seed gives
-other, equally random games than the reference engine's); ``game.games.setup(g)`` and
+other, equally random games than the reference engine's; ``reset(seed=[s0, s1, ...])`` deals game
+``g`` from its own seed alone, whatever the other games are); ``game.games.setup(g)`` and
 ``game.games.reshuffle_decks(g)`` give what ``State(config, setup=..., reshuffle_decks=...)`` needs to
 replay game ``g`` on the reference engine, as the tests do.
 """

@@ -365,6 +365,17 @@ def heuristic_action(
     return act_on(s, r, seat, mask, p_true, san)
 
 
+@compiled
+def heuristic_actions(
+    t: np.ndarray, r: Rules, rows: np.ndarray, out: np.ndarray, mask: np.ndarray, likelihood: np.ndarray,
+    post: np.ndarray, p_true: np.ndarray, p_leader: np.ndarray, san: np.ndarray,
+) -> None:
+    """``out[k]``: :func:`heuristic_action` for the player to move in game ``rows[k]`` (still
+    playing), or :data:`UNCLEAR`."""
+    for k in range(rows.shape[0]):
+        out[k] = heuristic_action(t[rows[k]], r, mask, likelihood, post, p_true, p_leader, san)
+
+
 def reference_choice(games, g: int, mask: np.ndarray | None = None) -> int:
     """The reference bot's choice for the player to move in game ``g`` of a
     :class:`~club_envs.arkham_decoders.vector_engine.VectorGames`, on the seat's view built from
@@ -384,4 +395,17 @@ def choose(games, g: int, scratch: Scratch) -> tuple[int, bool]:
     return reference_choice(games, g), True
 
 
-__all__ = ["TIE_MARGIN", "UNCLEAR", "Scratch", "choose", "heuristic_action", "reference_choice"]
+def choose_rows(games, rows: np.ndarray, scratch: Scratch) -> tuple[np.ndarray, int]:
+    """The heuristic bot's choices for the players to move in the games ``rows`` (all still
+    playing), as :func:`choose` makes them, in one compiled call; and how many were near-ties
+    handed to the reference bot."""
+    rows = np.asarray(rows, np.int64)
+    out = np.empty(len(rows), np.int64)
+    heuristic_actions(games.tables, games.rules, rows, out, *scratch.arrays())
+    unclear = np.flatnonzero(out == UNCLEAR)
+    for k in unclear:
+        out[k] = reference_choice(games, int(rows[k]))
+    return out, len(unclear)
+
+
+__all__ = ["TIE_MARGIN", "UNCLEAR", "Scratch", "choose", "choose_rows", "heuristic_action", "reference_choice"]

@@ -37,9 +37,19 @@ iteration); it is evaluated against each ``evaluation.opponents`` team (``side``
 past generations rather than its latest (fictitious play): with a window of 2 the two sides chase
 each other and the win shares swing by 0.4 from one generation to the next.
 
+**Where the games are played** (``selfplay.engine``): ``auto`` (the default) and ``vector`` play
+every game of a table size at once on the batched engine
+(:mod:`club_envs.training.arkham_belief_vector`: the team's decisions batched, the heuristic Black
+Man compiled, the learned one batched, the other bots by their reference code on views built from
+the arrays) and evaluate there against the bots it plays itself; ``reference`` plays one game
+after another on the reference engine (:func:`play_game`). Game ``g`` of a generation has its own
+seed (:func:`game_seed`): each engine deals it its own way, and the same deal gives the same game
+and the same examples on both. A run keeps the engine it started with (``state.json``); a run
+folder from before this setting goes on on the reference engine.
+
 The run folder is resumable after any finished generation (``--resume``): ``config.yaml`` holds
-the resolved config and ``state.json`` names the last generation; each generation's model and
-examples are on disk. Same config and seed, same run.
+the resolved config and ``state.json`` names the last generation and the engine; each generation's
+model and examples are on disk. Same config and seed, same run.
 """
 
 from __future__ import annotations
@@ -53,21 +63,26 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from club_envs.agents.base import Decision
 from club_envs.arkham_decoders.belief_agent import BeliefAgent
-from club_envs.arkham_decoders.belief_model import OUTPUT_SIZE, BeliefModel, advisor_slots, network_inputs
+from club_envs.arkham_decoders.belief_model import INPUT_SIZE, OUTPUT_SIZE, BeliefModel, advisor_slots, network_inputs
 from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.match import agent_seeds
 from club_envs.arkham_decoders.observer import Observer
-from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
+from club_envs.arkham_decoders.rules import NUM_BOOKS, ROLES, Config
+from club_envs.arkham_decoders.vector_belief import BatchedBeliefAgent, BatchedBlackManAgent
 from club_envs.arkham_decoders.vote_value import INPUT_SIZE as VOTE_INPUT_SIZE
 from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
 from club_envs.arkham_decoders.vote_value import network_inputs as vote_inputs
 from club_envs.training import launch, run_folder
+from club_envs.training.arkham_belief_vector import play_table
+from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import SELF, ArkhamBeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
+from club_envs.vector_evaluation import available, policy_win_share
 
 EVALUATION_COLUMNS = ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"]
 BLACK_MAN = "black_man"
@@ -90,9 +105,11 @@ class GameExamples:
     team_won: bool
 
 
-def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int) -> GameExamples:
-    """One game, with its examples for both sides."""
-    state = State(config, seed=seed)
+def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int, state: State | None = None) -> GameExamples:
+    """One game, with its examples for both sides: the deal of ``seed`` or, given, ``state`` (a
+    game not yet begun, e.g. a batched game's deal set up on this engine); the Black Man's random
+    numbers come from ``seed`` either way."""
+    state = State(config, seed=seed) if state is None else state
     n = state.num_players
     agents = [black_man if seat == state.black_man_seat else team for seat in range(n)]
     for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds(seed, n))):
@@ -120,53 +137,93 @@ def play_game(config: Config, team: BeliefAgent, black_man: Any, seed: int) -> G
     return out
 
 
+def game_seed(settings: ArkhamBeliefConfig, generation: int, num_players: int, game: int) -> int:
+    """The seed of game ``game`` of a generation at a table size: its deal (on either engine, each
+    its own way) and its Black Man's random numbers."""
+    return (settings.seed * 1_000_003 + generation) * 10_000_019 + num_players * 1_000_000 + game
+
+
 def play_generation(model: BeliefModel, settings: ArkhamBeliefConfig, generation: int,
-                    black_man: VoteValueModel | None = None, report: Reporter | None = None) -> dict[str, np.ndarray]:
-    """Step 1-2: the labelled examples of one generation's games: the team's (inputs, prior,
-    label, game) and, when the run learns its Black Man (``black_man`` is his current model),
-    the learned Black Man's votes (``bm_x``, ``bm_vote``, ``bm_won``, ``bm_game``). Inputs are
-    stored as float16 (0/1 flags and small scaled counts) to keep a wide window in memory."""
+                    black_man: VoteValueModel | None = None, report: Reporter | None = None,
+                    engine: str = REFERENCE) -> dict[str, np.ndarray]:
+    """Step 1-2: the labelled examples of one generation's games, played on ``engine``: the team's
+    (inputs, prior, label, game) and, when the run learns its Black Man (``black_man`` is his
+    current model), the learned Black Man's votes (``bm_x``, ``bm_vote``, ``bm_won``, ``bm_game``).
+    Inputs are stored as float16 (0/1 flags and small scaled counts) to keep a wide window in memory."""
+    phase = (report or Reporter.quiet()).phase(f"generation {generation}/{settings.generations}: self-play",
+                                               settings.games * len(settings.num_players))
+    # the first generation plays the untrained Black Man: every vote at random
+    exploration = settings.bm_exploration if generation > 1 else 1.0
+    black_men = [settings.opponents[g % len(settings.opponents)] for g in range(settings.games)]
+    tables = []
+    for n in settings.num_players:
+        config = Config(num_players=n)
+        seeds = [game_seed(settings, generation, n, g) for g in range(settings.games)]
+        if engine == VECTOR:
+            with threadpool_limits(1, user_api="blas"):  # small products: one thread, the other core for others
+                table, _ = play_table(config, model, black_men, seeds, black_man, exploration, settings.seed, phase)
+        else:
+            table = reference_table(config, model, black_men, seeds, black_man, exploration, settings.seed, phase)
+        tables.append(table)
+    data = merge_tables(tables, settings.games, settings.learns_black_man)
+    votes = len(data.get("bm_vote", ()))
+    phase.close(note=f"{len(data['label']):,} team decisions" + (f", {votes:,} Black Man votes" if votes else ""))
+    return data
+
+
+def reference_table(config: Config, model: BeliefModel, black_men: Sequence[str], seeds: Sequence[int],
+                    black_man: VoteValueModel | None, exploration: float, bot_seed: int, phase: Any = None,
+                    states: Sequence[State] | None = None) -> dict[str, np.ndarray]:
+    """The games of ``seeds`` at one table size on the reference engine, one after another, game
+    ``g`` against the Black Man ``black_men[g]`` (``self``: the learned ``black_man`` exploring that
+    share of his votes) -- the deal of ``seeds[g]``, or ``states[g]`` when given -- in the form of
+    :func:`~club_envs.training.arkham_belief_vector.play_table`'s examples."""
     from club_envs.agents.registry import load as load_agent
     from club_envs.games import load_game
 
     game = load_game("arkham_decoders")
     team = BeliefAgent(model, name="belief")
+    opponents = {name: BlackManAgent(black_man, name=SELF, exploration=exploration) if name == SELF
+                 else load_agent(name, game=game, config=config, seed=bot_seed) for name in dict.fromkeys(black_men)}
     xs, priors, labels, games = [], [], [], []
     bm_xs, bm_votes, bm_won, bm_games = [], [], [], []
-    game_id = 0
-    phase = (report or Reporter.quiet()).phase(f"generation {generation}/{settings.generations}: self-play",
-                                               settings.games * len(settings.num_players))
-    for n in settings.num_players:
-        config = Config(num_players=n)
-        opponents = []
-        for name in settings.opponents:
-            if name == SELF:  # the first generation plays the untrained model: every vote at random
-                opponents.append(BlackManAgent(black_man, name=SELF, exploration=settings.bm_exploration if generation > 1 else 1.0))
-            else:
-                opponents.append(load_agent(name, game=game, config=config, seed=settings.seed))
-        for g in range(settings.games):
-            seed = (settings.seed * 1_000_003 + generation) * 10_000_019 + n * 1_000_000 + g
-            played = play_game(config, team, opponents[g % len(opponents)], seed)
-            if played.labels:
-                x, p = network_inputs(np.stack(played.observations), played.views)
-                xs.append(x.astype(np.float16))
-                priors.append(p)
-                labels.extend(played.labels)
-                games.extend([game_id] * len(played.labels))
-            if isinstance(opponents[g % len(opponents)], BlackManAgent) and played.bm_votes:
-                bm_xs.append(vote_inputs(np.stack(played.bm_observations), played.bm_views).astype(np.float16))
-                bm_votes.extend(played.bm_votes)
-                bm_won.extend([not played.team_won] * len(played.bm_votes))
-                bm_games.extend([game_id] * len(played.bm_votes))
-            game_id += 1
+    for g, seed in enumerate(seeds):
+        opponent = opponents[black_men[g]]
+        played = play_game(config, team, opponent, seed, state=None if states is None else states[g])
+        if played.labels:
+            x, p = network_inputs(np.stack(played.observations), played.views)
+            xs.append(x.astype(np.float16))
+            priors.append(p)
+            labels.extend(played.labels)
+            games.extend([g] * len(played.labels))
+        if isinstance(opponent, BlackManAgent) and played.bm_votes:
+            bm_xs.append(vote_inputs(np.stack(played.bm_observations), played.bm_views).astype(np.float16))
+            bm_votes.extend(played.bm_votes)
+            bm_won.extend([not played.team_won] * len(played.bm_votes))
+            bm_games.extend([g] * len(played.bm_votes))
+        if phase is not None:
             phase.update()
-    phase.close(note=f"{len(labels):,} team decisions" + (f", {len(bm_votes):,} Black Man votes" if bm_votes else ""))
-    data = {"x": np.concatenate(xs), "prior": np.concatenate(priors), "label": np.array(labels, dtype=np.int64),
-            "game": np.array(games, dtype=np.int64)}
-    if settings.learns_black_man:
-        data.update({"bm_x": np.concatenate(bm_xs) if bm_xs else np.zeros((0, VOTE_INPUT_SIZE), np.float16),
-                     "bm_vote": np.array(bm_votes, dtype=np.int64), "bm_won": np.array(bm_won, dtype=np.float32),
-                     "bm_game": np.array(bm_games, dtype=np.int64)})
+    return {"x": _stack(xs, (0, INPUT_SIZE), np.float16), "prior": _stack(priors, (0, OUTPUT_SIZE), np.float64),
+            "label": np.array(labels, np.int64), "game": np.array(games, np.int64),
+            "bm_x": _stack(bm_xs, (0, VOTE_INPUT_SIZE), np.float16), "bm_vote": np.array(bm_votes, np.int64),
+            "bm_won": np.array(bm_won, np.bool_), "bm_game": np.array(bm_games, np.int64)}
+
+
+def _stack(chunks: list[np.ndarray], empty: tuple[int, ...], dtype: type) -> np.ndarray:
+    return np.concatenate(chunks) if chunks else np.zeros(empty, dtype)
+
+
+def merge_tables(tables: Sequence[dict[str, np.ndarray]], games: int, learns_black_man: bool) -> dict[str, np.ndarray]:
+    """One generation's examples from its tables' (``games`` games each, numbered table after
+    table): the team's, and the learned Black Man's when the run learns him."""
+    data = {"x": np.concatenate([t["x"] for t in tables]), "prior": np.concatenate([t["prior"] for t in tables]),
+            "label": np.concatenate([t["label"] for t in tables]).astype(np.int64),
+            "game": np.concatenate([t["game"] + k * games for k, t in enumerate(tables)]).astype(np.int64)}
+    if learns_black_man:
+        data.update({"bm_x": np.concatenate([t["bm_x"] for t in tables]).astype(np.float16),
+                     "bm_vote": np.concatenate([t["bm_vote"] for t in tables]).astype(np.int64),
+                     "bm_won": np.concatenate([t["bm_won"] for t in tables]).astype(np.float32),
+                     "bm_game": np.concatenate([t["bm_game"] + k * games for k, t in enumerate(tables)]).astype(np.int64)})
     return data
 
 
@@ -291,12 +348,15 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefC
 
 
 def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteValueModel | None = None,
-             report: Reporter | None = None, desc: str = "evaluation") -> list[dict[str, Any]]:
+             report: Reporter | None = None, desc: str = "evaluation", engine: str = REFERENCE) -> list[dict[str, Any]]:
     """Step 4: win shares (and 95% Wilson intervals) on the fixed seed series ``evaluation.seed``
     (the same deals every generation) at every table size: the team against each evaluation
-    Black Man and, given the learned ``black_man``, him against each evaluation team."""
-    from club_envs.stats import wilson_interval
+    Black Man and, given the learned ``black_man``, him against each evaluation team. On the
+    batched ``engine``, a series against a bot it plays itself is played there
+    (:func:`club_envs.vector_evaluation.policy_win_share`: its own deals for the seed, so the
+    same win shares in expectation, not game by game); the others on the reference engine."""
     from club_envs.games import load_game
+    from club_envs.stats import wilson_interval
 
     game = load_game("arkham_decoders")
     rows = []
@@ -321,14 +381,33 @@ def evaluate(model: BeliefModel, settings: ArkhamBeliefConfig, black_man: VoteVa
                 sides.append((BLACK_MAN, {"leader": opponent, "member": opponent, "investigator": opponent,
                                           BLACK_MAN: "__black_man__"}))
             for side, roles in sides:
-                result = _series(game, config, roles, settings, make, phase)
-                wins = sum((rec["result"]["winner"] == "team") == (side == "team") for rec in result.records)
-                lo, hi = wilson_interval(wins, settings.eval_games)
+                if engine == VECTOR and available("arkham_decoders", opponent):
+                    share, (lo, hi) = _vector_series(model, black_man, side, n, opponent, settings)
+                    phase.update(settings.eval_games)
+                else:
+                    result = _series(game, config, roles, settings, make, phase)
+                    wins = sum((rec["result"]["winner"] == "team") == (side == "team") for rec in result.records)
+                    share, (lo, hi) = wins / settings.eval_games, wilson_interval(wins, settings.eval_games)
                 rows.append({"side": side, "players": n, "opponent": opponent, "games": settings.eval_games,
-                             "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
+                             "win_share": share, "ci_lo": lo, "ci_hi": hi})
                 phase.set_postfix({f"{r['side']} {r['players']}p vs {r['opponent']}": f"{r['win_share']:.3f}" for r in rows})
     phase.close()
     return rows
+
+
+def _vector_series(model: BeliefModel, black_man: VoteValueModel | None, side: str, num_players: int, opponent: str,
+                   settings: ArkhamBeliefConfig) -> tuple[float, tuple[float, float]]:
+    """One evaluation series on the batched engine: the team (every team seat the batched belief
+    agent) against the Black Man ``opponent``, or the learned Black Man against ``opponent``'s team."""
+    if side == "team":
+        learner: Any = BatchedBeliefAgent(model, name="belief")
+        role_side = {role: "opponent" if role == BLACK_MAN else "learner" for role in ROLES}
+    else:
+        learner = BatchedBlackManAgent(black_man, name=SELF)
+        role_side = {role: "learner" if role == BLACK_MAN else "opponent" for role in ROLES}
+    with threadpool_limits(1, user_api="blas"):
+        return policy_win_share("arkham_decoders", num_players, learner, opponent, settings.eval_games,
+                                settings.eval_seed, role_side=role_side)
 
 
 def _series(game: Any, config: Config, roles: dict[str, str], settings: ArkhamBeliefConfig, make: Any, phase: Any) -> Any:
@@ -352,11 +431,29 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
     return launch.run(config_path, resume, runs_dir, progress, kind=ArkhamBeliefConfig)
 
 
+def resolve_engine(settings: ArkhamBeliefConfig, state: dict) -> tuple[str, str]:
+    """``(engine, why)``: where a run of ``settings`` whose ``state.json`` holds ``state`` plays its
+    games -- the engine it started with, the reference engine for a run folder from before
+    ``selfplay.engine``, else the config's (``auto``: the batched engine, which plays every Black
+    Man this recipe allows)."""
+    if "engine" in state:
+        return state["engine"], "the engine this run started with"
+    if state.get("generation"):
+        return REFERENCE, "a run folder from before selfplay.engine: the reference engine it started with"
+    if settings.engine == REFERENCE:
+        return REFERENCE, "selfplay.engine: reference"
+    return VECTOR, (f"selfplay.engine: {settings.engine}; the heuristic Black Man compiled, the learned one batched, "
+                    "other bots by their reference code on views from the arrays")
+
+
 def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
     report = Reporter.of(progress)
     say = report.say
     done = int(state.get("generation", 0))
+    engine, why = resolve_engine(settings, state)
+    say(f"games on the {'batched' if engine == VECTOR else 'reference'} engine ({why})")
+    run_folder.save_state(run_dir, {**state, "engine": engine})  # a stop before the first generation keeps it too
     black_man = VoteValueModel.untrained(settings.bm_hidden, seed=settings.seed) if settings.learns_black_man else None
     if done:
         model = BeliefModel.load(run_dir / f"gen_{done:03d}" / "belief.npz")
@@ -376,7 +473,7 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
         gen_dir.mkdir(exist_ok=True)
         start = time.time()
         # --- 1-2. play and label (after a stop mid-generation: the same games again) ------------
-        data = play_generation(model, settings, generation, black_man, report)
+        data = play_generation(model, settings, generation, black_man, report, engine)
         np.savez_compressed(gen_dir / "examples.npz", **data)
         decisions += len(data["label"])
         votes += len(data.get("bm_vote", ()))
@@ -400,7 +497,7 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
         # --- 4. evaluate on the fixed seed series; keep each side's best ----------------------------
         try:
             rows = evaluate(model, settings, black_man, report,
-                            desc=f"generation {generation}/{settings.generations}: evaluation")
+                            desc=f"generation {generation}/{settings.generations}: evaluation", engine=engine)
         except Exception as exc:  # noqa: BLE001 -- one failed evaluation must not cost the run
             print(f"generation {generation}: evaluation failed ({type(exc).__name__}: {exc}); "
                   "the generation is kept, its best-model choice is skipped", file=sys.stderr)
@@ -422,7 +519,7 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
                                      run_dir / "best" / BLACK_MAN_FILE)
         elapsed += time.time() - start
         run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "black_man_votes": votes,
-                                        "best": best, "best_black_man": best_bm, "seconds": elapsed})
+                                        "best": best, "best_black_man": best_bm, "seconds": elapsed, "engine": engine})
         say(f"generation {generation}/{settings.generations}: held-out nats {stats['prior_joint']:.3f} -> {stats['model_joint']:.3f} "
             f"(true book {stats['prior_book']:.3f} -> {stats['model_book']:.3f}); win share "
             + ", ".join(f"{r['side']} {r['players']}p vs {r['opponent']} {r['win_share']:.3f}" for r in rows or []))

@@ -298,6 +298,7 @@ ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
             **GENERATIONS_PROPERTIES,
             "opponents": {"type": "array", "minItems": 1, "uniqueItems": True,
                           "items": {"enum": [*ARKHAM_BELIEF_BOTS, SELF]}},
+            "engine": {"enum": list(ENGINES)},
         }),
         "black_man": section({
             "exploration": {"type": "number", "minimum": 0, "maximum": 1},
@@ -319,7 +320,7 @@ ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
 }
 ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
     "game": {"name": "arkham_decoders", "num_players": list(get_spec("arkham_decoders").player_counts)},
-    "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"]},
+    "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"], "engine": "auto"},
     "black_man": {"exploration": 0.2, "hidden": [128, 128], "learning_rate": 1.0e-3, "batch_size": 512, "epochs": 6},
     "model": {"hidden": [128, 128]},
     "training": {"learning_rate": 1.0e-3, "batch_size": 1024, "epochs": 6, "validation_share": 0.2},
@@ -694,7 +695,7 @@ def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:
                               tuple(resolved["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"],
                               tr["epochs"], float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
                               ev["seed"], resolved["seed"], resolved, float(bm["exploration"]), tuple(bm["hidden"]),
-                              float(bm["learning_rate"]), bm["batch_size"], bm["epochs"])
+                              float(bm["learning_rate"]), bm["batch_size"], bm["epochs"], sp["engine"])
 
 
 def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:

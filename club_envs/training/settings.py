@@ -219,6 +219,7 @@ class ArkhamBeliefConfig:
     bm_learning_rate: float = 1.0e-3
     bm_batch_size: int = 512
     bm_epochs: int = 6
+    engine: str = "auto"  # where the games are played: ENGINES
 
     @property
     def learns_black_man(self) -> bool:

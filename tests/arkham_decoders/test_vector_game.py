@@ -243,3 +243,14 @@ def test_records_come_only_with_keep_records_and_only_for_the_games_that_ended()
                     assert replay(record)["total"] == a.info["final_info"]["total"][g]
             ended += a.terminated.sum()
     assert ended >= 6
+
+
+def test_one_seed_per_game_deals_each_game_from_its_own_seed_alone():
+    """``reset(seed=[...])``: a game's deal depends on its own seed, not on the other games'."""
+    first, second = (ArkhamDecodersVectorGame(3, num_players=5, autoreset=False) for _ in range(2))
+    first.reset(seed=[11, 12, 13])
+    second.reset(seed=[40, 11, 12])
+    assert first.games.setup(0) == second.games.setup(1) and first.games.setup(1) == second.games.setup(2)
+    assert first.games.setup(0) != first.games.setup(1)
+    with pytest.raises(ValueError, match="2 seeds for 3 games: expected one seed per game"):
+        first.reset(seed=[1, 2])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.belief_agent import BeliefAgent
 from club_envs.arkham_decoders.belief_model import BeliefModel, advisor_slots
 from club_envs.arkham_decoders.bots import HeuristicAgent
+from club_envs.arkham_decoders.engine import State
 from club_envs.arkham_decoders.rules import NUM_BOOKS, Config
 from club_envs.arkham_decoders.vote_value import VOTES, BlackManAgent, VoteValueModel
 from club_envs.cli import main
@@ -23,7 +25,9 @@ from club_envs.training import config as configs
 from club_envs.training import train as trainer
 from club_envs.training.config import ConfigFileError
 from club_envs.training.settings import ArkhamBeliefConfig
+from club_envs.training.arkham_belief_vector import play_table
 from club_envs.training.curves import read_evaluations
+from tests.differential import LONG
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 TINY = {"recipe": "arkham_belief_iteration", "game": {"num_players": [4, 6]},
@@ -36,8 +40,6 @@ def test_labels_name_the_black_mans_advisor_slot_and_the_true_book():
     played = arkham_belief.play_game(config, BeliefAgent(BeliefModel.untrained((8,))), HeuristicAgent(), seed=3)
     observations, views, labels = played.observations, played.views, played.labels
     assert labels and len(labels) == len(views) == len(observations)
-    from club_envs.arkham_decoders.engine import State
-
     truth = State(config, seed=3)
     for view, label in zip(views, labels):
         slot, book = divmod(label, NUM_BOOKS)
@@ -49,7 +51,6 @@ def test_labels_name_the_black_mans_advisor_slot_and_the_true_book():
 def test_the_black_mans_examples_are_his_votes_and_the_outcome():
     """Every vote of the Black Man is kept, in order, with the vote he cast and whether the team
     won; the game's record, played again with the same agents and seed, says the same."""
-    from club_envs.arkham_decoders.engine import State
     from club_envs.arkham_decoders.match import play_match
 
     config = Config(num_players=6)
@@ -68,7 +69,7 @@ def test_the_black_mans_examples_are_his_votes_and_the_outcome():
 
 @pytest.mark.parametrize("change, message", [
     ({"selfplay": {"generations": 0}}, "selfplay.generations: 0 is not allowed; allowed values: 1..1000"),
-    ({"selfplay": {"gamez": 3}}, "selfplay: unknown key 'gamez'; allowed keys: games, generations, opponents, window"),
+    ({"selfplay": {"gamez": 3}}, "selfplay: unknown key 'gamez'; allowed keys: engine, games, generations, opponents, window"),
     ({"game": {"num_players": [3, 4]}}, "game.num_players[0]: 3 is not allowed; allowed values: 4, 5, 6"),
     ({"game": {"name": "members_only"}}, "game.name: 'members_only' is not allowed; allowed values: arkham_decoders"),
     ({"selfplay": {"opponents": ["arkham_black_man"]}}, "selfplay.opponents[0]: 'arkham_black_man' is not allowed; "
@@ -82,6 +83,7 @@ def test_the_black_mans_examples_are_his_votes_and_the_outcome():
     ({"evaluation": {"opponents": ["ismcts"]}}, "evaluation.opponents[0]: 'ismcts' is not allowed"),
     ({"training": {"validation_share": 1}}, "training.validation_share: 1 is not allowed"),
     ({"model": {"hidden": []}}, "model.hidden: "),
+    ({"selfplay": {"engine": "fast"}}, "selfplay.engine: 'fast' is not allowed; allowed values: auto, vector, reference"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(change, message):
     raw = {**TINY, **change}
@@ -113,7 +115,7 @@ def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):
                  "gen_001/belief.npz", "gen_001/examples.npz", "learning_curve.png"):
         assert (run / name).is_file(), name
     state = json.loads((run / "state.json").read_text())
-    assert state["generation"] == 1 and state["decisions"] > 0
+    assert state["generation"] == 1 and state["decisions"] > 0 and state["engine"] == "vector"  # auto
     cfg = yaml.safe_load((run / "config.yaml").read_text())
     cfg["selfplay"]["generations"] = 2
     (run / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -209,3 +211,60 @@ def test_a_failing_evaluation_costs_no_generation(tmp_path, monkeypatch, capsys)
     assert json.loads((run / "state.json").read_text())["generation"] == 2
     assert "evaluation failed (RuntimeError: evaluation series unavailable)" in capsys.readouterr().err
     VoteValueModel.load(run / "gen_002" / "black_man.npz")
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "club_envs" / "agents" / "shipped"
+BLACK_MEN = ["heuristic", "self", "random", "arkham_style_mix", "arkham_style_bluffer"]
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("players", [4, 5, 6])
+def test_a_batched_game_is_the_reference_paths_game_on_the_same_deal_with_the_same_examples(players):
+    """Every game played on the batched engine, set up on the reference engine from its deal and
+    reshuffles and played there as the reference path plays (its Black Man reset with the seed
+    of the game), is the same game: the same examples, byte for byte and in the same order, with
+    every kind of Black Man -- compiled, learned and exploring, and bots by their reference code."""
+    config, count = Config(num_players=players), 150 if LONG else 20
+    model = BeliefModel.load(SHIPPED / "arkham_team_belief.npz")
+    black_man = VoteValueModel.load(SHIPPED / "arkham_selfplay_black_man.npz")
+    black_men = [BLACK_MEN[g % len(BLACK_MEN)] for g in range(count)]
+    seeds = [97 * players + g for g in range(count)]
+    batched, games = play_table(config, model, black_men, seeds, black_man, 0.3, bot_seed=5)
+    states = [State(config, setup=games.setup(g), reshuffle_decks=games.reshuffle_decks(g)) for g in range(count)]
+    reference = arkham_belief.reference_table(config, model, black_men, seeds, black_man, 0.3, 5, states=states)
+    assert set(batched) == set(reference)
+    for key in reference:
+        got, expected = batched[key], reference[key]
+        assert (got.dtype, got.shape) == (expected.dtype, expected.shape), key
+        assert got.tobytes() == expected.tobytes(), key
+    assert len(set(batched["game"].tolist())) == count and len(batched["bm_vote"]) > 2 * count // len(BLACK_MEN)
+    assert set(batched["bm_game"].tolist()) == {g for g in range(count) if black_men[g] == "self"}
+
+
+def test_the_engine_a_run_starts_with_is_kept_and_old_run_folders_resume_on_the_reference_engine(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    config = {**TINY, "game": {"num_players": 4}, "selfplay": {"generations": 1, "games": 2, "engine": "reference"},
+              "evaluation": {"games": 0}}
+    path.write_text(yaml.safe_dump(config))
+    run = trainer.run(path, runs_dir=tmp_path / "a", progress=False)
+    assert json.loads((run / "state.json").read_text())["engine"] == "reference"
+    settings = configs.load(run / "config.yaml")
+    assert arkham_belief.resolve_engine(settings, {"generation": 1, "engine": "vector"})[0] == "vector"
+    assert arkham_belief.resolve_engine(settings, {})[0] == "reference"
+    for engine in ("auto", "vector"):
+        moved = dataclasses.replace(settings, engine=engine)
+        assert arkham_belief.resolve_engine(moved, {})[0] == "vector"
+        assert arkham_belief.resolve_engine(moved, {"generation": 1})[0] == "reference"  # from before the setting
+    state = json.loads((run / "state.json").read_text())
+    del state["engine"]  # a run folder from before selfplay.engine
+    (run / "state.json").write_text(json.dumps(state))
+    cfg = yaml.safe_load((run / "config.yaml").read_text())
+    cfg["selfplay"]["generations"], cfg["selfplay"]["engine"] = 2, "auto"
+    (run / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert main(["train", "--resume", str(run), "--no-progress"]) == 0
+    assert json.loads((run / "state.json").read_text())["engine"] == "reference"
+    again = tmp_path / "again.yaml"
+    again.write_text(yaml.safe_dump({**config, "selfplay": {**config["selfplay"], "generations": 2}}))
+    other = trainer.run(again, runs_dir=tmp_path / "b", progress=False)
+    for name in ("gen_002/examples.npz", "gen_002/belief.npz"):  # the resumed run went on as it started
+        assert (run / name).read_bytes() == (other / name).read_bytes(), name

@@ -10,7 +10,9 @@ learned is exactly the part that was missing: reading other players' bets and re
 
 A belief agent is deterministic (as the exact heuristic is) and reads only the observation and its
 own view. Agents sharing one model are asked together in training environments (:meth:`act_batch`):
-one forward pass and one batched evaluation (:mod:`club_envs.members_only.heuristic_batch`).
+one forward pass and one batched evaluation (:mod:`club_envs.members_only.heuristic_batch`). On the
+batched engine the same decisions are made from the arrays, the rule compiled
+(:mod:`club_envs.members_only.vector_belief`).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from club_envs.members_only.rules import NUM_CARD_TYPES, NUM_CATEGORIES, NUM_SPA
 from club_envs.members_only.vector_engine import Rules, Tables, chip_multiplier, legal_mask
 from club_envs.members_only.vector_heuristic import (
     NUM_COUNTS,
+    TIE_MARGIN,
     UNCLEAR,
     Scratch,
     bet_choice,
@@ -103,7 +104,7 @@ def heuristic_row(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray,
         all_bet_gains(t, r, g, seat, chip_cost, p, values)
         for action in range(A.NUM_BETS):
             out[_BETS + action] = min(1.0, max(-1.0, values[action] / _SCALE))
-        return bet_choice(t, r, g, seat, chip_cost, mask, p, False, values)
+        return bet_choice(t, r, g, seat, chip_cost, mask, p, False, TIE_MARGIN, values)
     if phase == REVEAL or phase == DISCARD:
         card_worths(t, r, g, seat, chip_cost, rival_weight, counts, worth)
         best = -np.inf
@@ -113,7 +114,7 @@ def heuristic_row(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray,
         for card in range(NUM_CARD_TYPES):
             held = t.hands[g, seat, card] > 0
             out[_CARDS + card] = max(-1.0, (worth[card] - best) / _SCALE) if held else -1.0
-        choice = card_choice(t, g, seat, phase == REVEAL, rival_weight, worth)
+        choice = card_choice(t, g, seat, phase == REVEAL, rival_weight, TIE_MARGIN, worth)
         if choice < 0:
             return choice
         return (A.REVEAL_BASE if phase == REVEAL else A.DISCARD_BASE) + choice

@@ -50,6 +50,7 @@ from club_envs.members_only.vector_engine import NO_SEAT, Rules, Tables, chip_mu
 from club_envs.members_only.vector_views import view_of
 
 UNCLEAR = -2  # "too close to call here: ask the reference bot"
+SEVERAL = -3  # "more than one legal action" (:func:`only_action`)
 TIE_MARGIN = 1e-9  # far above the two computations' differences (~1e-15), far below real gaps
 NUM_COUNTS = NORMAL_PER_CATEGORY + 1  # a category's final count is 0..11
 NUM_OFFSETS = NORMAL_PER_CATEGORY + NO_PER_CATEGORY + 1  # drawn normal - drawn NO!: -2..11
@@ -157,11 +158,12 @@ def p_correct(counts: np.ndarray, space: int) -> float:
 
 @compiled
 def bet_choice(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, mask: np.ndarray,
-               p: np.ndarray, exact: bool, values: np.ndarray) -> int:
+               p: np.ndarray, exact: bool, margin: float, values: np.ndarray) -> int:
     """``HeuristicAgent._bet`` from P(correct) of every space ``p`` (5, 8): the legal bet with the
     best expected gain (single chips first, the first of equals) if that gain is positive, else no
-    bet -- or :data:`UNCLEAR` for a near-tie, unless ``p`` is ``exact`` (the reference's own
-    numbers: then the gains below are the bot's to the bit, the same operations in the same order)."""
+    bet -- or :data:`UNCLEAR` for a near-tie (two gains, or the best gain and 0, within ``margin``),
+    unless ``p`` is ``exact`` (the reference's own numbers: then the gains below are the bot's to
+    the bit, the same operations in the same order)."""
     risk = 1 if t.round[g] == 1 else 0
     best, best_value = -1, 0.0
     for i in range(_BET_ORDER.shape[0]):
@@ -180,11 +182,11 @@ def bet_choice(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, ma
     if best < 0:
         return A.NO_BET
     if not exact:
-        if abs(best_value) <= TIE_MARGIN:
+        if abs(best_value) <= margin:
             return UNCLEAR
         for i in range(_BET_ORDER.shape[0]):
             action = _BET_ORDER[i]
-            if mask[action] and action != best and abs(values[action] - best_value) <= TIE_MARGIN:
+            if mask[action] and action != best and abs(values[action] - best_value) <= margin:
                 return UNCLEAR
     return best if best_value > 0.0 else A.NO_BET
 
@@ -226,10 +228,11 @@ def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, r
 
 
 @compiled
-def card_choice(t: Tables, g: int, seat: int, lowest: bool, rival_weight: float, worth: np.ndarray) -> int:
+def card_choice(t: Tables, g: int, seat: int, lowest: bool, rival_weight: float, margin: float,
+                worth: np.ndarray) -> int:
     """The card in hand whose absence is worth least (``lowest``: the reveal) or most (the
-    discard), the first of equals -- or :data:`UNCLEAR` for a near-tie between cards whose worths
-    are not equal by construction."""
+    discard), the first of equals -- or :data:`UNCLEAR` for a near-tie (worths within ``margin``)
+    between cards whose worths are not equal by construction."""
     best = -1
     for card in range(NUM_CARD_TYPES):
         if t.hands[g, seat, card] > 0:
@@ -237,7 +240,7 @@ def card_choice(t: Tables, g: int, seat: int, lowest: bool, rival_weight: float,
                 best = card
     best_free = not _counts_for(t, g, seat, best % NUM_CATEGORIES, rival_weight)
     for card in range(NUM_CARD_TYPES):
-        if card == best or t.hands[g, seat, card] == 0 or abs(worth[card] - worth[best]) > TIE_MARGIN:
+        if card == best or t.hands[g, seat, card] == 0 or abs(worth[card] - worth[best]) > margin:
             continue
         if not (best_free and not _counts_for(t, g, seat, card % NUM_CATEGORIES, rival_weight)):
             return UNCLEAR
@@ -257,15 +260,9 @@ def _counts_for(t: Tables, g: int, seat: int, category: int, rival_weight: float
 
 
 @compiled
-def heuristic_action(
-    t: Tables, r: Rules, g: int, chip_cost: np.ndarray, rival_weight: float, mask: np.ndarray,
-    unseen: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, p: np.ndarray,
-    values: np.ndarray, worth: np.ndarray,
-) -> int:
-    """``HeuristicAgent(chip_cost=..., rival_weight=...).act`` for the player to move in game ``g``
-    (still playing), or :data:`UNCLEAR` (see the module docstring). The other arguments are
-    :class:`Scratch` arrays."""
-    seat = t.current[g]
+def only_action(t: Tables, g: int, mask: np.ndarray) -> int:
+    """The legal action of game ``g``'s player to move when it has exactly one (no choice to
+    make), else :data:`SEVERAL` (``mask``: filled with the legal actions)."""
     legal_mask(t, g, mask)
     legal, first = 0, -1
     for action in range(A.NUM_ACTIONS):
@@ -273,10 +270,21 @@ def heuristic_action(
             legal += 1
             if first < 0:
                 first = action
-    if legal == 1:
-        return first
-    to_come = known_position(t, r, g, seat, unseen, shown)
-    offset_distribution(unseen, to_come, offsets)
+    return first if legal == 1 else SEVERAL
+
+
+@compiled
+def choice_on_offsets(
+    t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, rival_weight: float, margin: float,
+    mask: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, p: np.ndarray,
+    values: np.ndarray, worth: np.ndarray,
+) -> int:
+    """The heuristic's decision rule for ``seat`` to move in game ``g`` (``mask``: its legal
+    actions, several) on ``offsets`` (5, 14), the distribution of what the other players will still
+    add to each category -- the bot's own hypergeometric one, or a learned belief
+    (:mod:`club_envs.members_only.vector_belief`): every bet's expected gain, or the card to hold
+    back; :data:`UNCLEAR` for a near-tie within ``margin``. ``shown``: the cards certain to be shown
+    (:func:`known_position`)."""
     phase = t.phase[g]
     for c in range(NUM_CATEGORIES):
         base = shown[c] - shown[NUM_CATEGORIES + c]
@@ -286,15 +294,34 @@ def heuristic_action(
             count_distribution(offsets, c, base + 1, counts[2, c])
     if phase == BET:
         space_probabilities(counts[0], p)
-        return bet_choice(t, r, g, seat, chip_cost, mask, p, False, values)
+        return bet_choice(t, r, g, seat, chip_cost, mask, p, False, margin, values)
     card_worths(t, r, g, seat, chip_cost, rival_weight, counts, worth)
     if phase == REVEAL:
-        best = card_choice(t, g, seat, True, rival_weight, worth)
+        best = card_choice(t, g, seat, True, rival_weight, margin, worth)
         return best if best < 0 else A.REVEAL_BASE + best
     if phase == DISCARD:
-        best = card_choice(t, g, seat, False, rival_weight, worth)
+        best = card_choice(t, g, seat, False, rival_weight, margin, worth)
         return best if best < 0 else A.DISCARD_BASE + best
-    return first
+    return UNCLEAR
+
+
+@compiled
+def heuristic_action(
+    t: Tables, r: Rules, g: int, chip_cost: np.ndarray, rival_weight: float, mask: np.ndarray,
+    unseen: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, p: np.ndarray,
+    values: np.ndarray, worth: np.ndarray,
+) -> int:
+    """``HeuristicAgent(chip_cost=..., rival_weight=...).act`` for the player to move in game ``g``
+    (still playing), or :data:`UNCLEAR` (see the module docstring). The other arguments are
+    :class:`Scratch` arrays."""
+    seat = t.current[g]
+    single = only_action(t, g, mask)
+    if single != SEVERAL:
+        return single
+    to_come = known_position(t, r, g, seat, unseen, shown)
+    offset_distribution(unseen, to_come, offsets)
+    return choice_on_offsets(t, r, g, seat, chip_cost, rival_weight, TIE_MARGIN, mask, shown, offsets, counts, p,
+                             values, worth)
 
 
 def choose(games, g: int, bot, scratch: Scratch) -> tuple[int, bool]:
@@ -324,6 +351,7 @@ def reference_choice(games, g: int, bot, mask: np.ndarray | None = None, scratch
         to_come = known_position(t, games.rules, g, seat, scratch.unseen, scratch.shown)
         p = beliefs.space_probabilities(beliefs.position_counts(scratch.unseen, to_come, scratch.shown))
         cost = np.array(bot.chip_cost, dtype=np.float64)
-        return int(bet_choice(t, games.rules, g, seat, cost, mask, np.ascontiguousarray(p), True, scratch.values))
+        return int(bet_choice(t, games.rules, g, seat, cost, mask, np.ascontiguousarray(p), True, TIE_MARGIN,
+                              scratch.values))
     legal = np.flatnonzero(mask).tolist()
     return int(bot.act(Decision(seat, view_of(games, g, seat), legal, lambda: None, lambda: mask)))

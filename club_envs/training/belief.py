@@ -18,7 +18,11 @@ One generation, top to bottom:
 
 1. **Play.** ``selfplay.games`` games per table size with the current agent in every seat (pure
    self-play; ``selfplay.opponents`` may mix in bots at a share of the seats). Generation 1 plays
-   the untrained model, whose belief is the uniform prior -- the heuristic's own decisions.
+   the untrained model, whose belief is the uniform prior -- the heuristic's own decisions. The
+   games run on the batched engine (:mod:`club_envs.training.belief_vector`: all the games of a
+   table size together, the agent's decisions compiled after one forward pass per round) or on the
+   reference engine (``selfplay.engine``, :func:`resolve_engine`); the examples of the same deals
+   and decisions are the same on both.
 2. **Label.** Every decision with a choice becomes one example: the seat's observation, and what
    the other players then really added to the display, per category (read from the finished game's
    hidden state -- the inputs are the observation alone).
@@ -26,11 +30,12 @@ One generation, top to bottom:
    examples of the last ``selfplay.window`` generations; a held-out share measures it against the
    uniform prior (``progress.csv``: nats per category).
 4. **Evaluate** on a fixed seed series against ``evaluation.opponents`` at every table size
-   (``evaluations.csv``, the learning curve ``learning_curve.png``); the best generation by its
-   mean win share is copied to ``best/belief.npz``.
+   (``evaluations.csv``, the learning curve ``learning_curve.png``), on the run's engine; the best
+   generation by its mean win share is copied to ``best/belief.npz``.
 
 The run folder is resumable after any finished generation (``--resume``): ``state.json`` names
-the last one, and its model and data are on disk. Same config and seed, same run.
+the last one and the engine the run plays on, and its model and data are on disk. Same config and
+seed, same run.
 """
 
 from __future__ import annotations
@@ -44,37 +49,84 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from club_envs.agents.base import Decision
 from club_envs.members_only import actions as A
 from club_envs.members_only.belief_agent import BeliefAgent
-from club_envs.members_only.belief_model import PRIOR_SCALE, BeliefModel, clipped_log, prior_offsets
-from club_envs.members_only.roster import make_agent
+from club_envs.members_only.belief_model import GAME_NAME, PRIOR_SCALE, BeliefModel, clipped_log, prior_offsets
 from club_envs.members_only.engine import DISCARD, State
 from club_envs.members_only.match import agent_seeds
 from club_envs.members_only.observer import Observer
+from club_envs.members_only.roster import AGENT_NAMES, make_agent
 from club_envs.members_only.rules import NUM_CATEGORIES, Config
+from club_envs.members_only.vector_belief import VectorBeliefPolicy
 from club_envs.training import launch, run_folder
+from club_envs.training.belief_vector import table_examples
+from club_envs.training.config import ConfigFileError
+from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import BeliefConfig
 from club_envs.training.torch_mlp import to_layers, to_torch
+from club_envs.vector_evaluation import available, policy_win_share
 
-# Games played together (their decisions batched): large batches, small memory. The bars move by
-# one such batch: its games end at about the same time, so counting them one by one as they end
-# would make the first short games look like the rate.
+# Games played together on the reference engine (their decisions batched): large batches, small
+# memory. The bars move by one such batch (on the batched engine: by the games of a table size): its
+# games end at about the same time, so counting them one by one as they end would make the first
+# short games look like the rate.
 BATCH_GAMES = 256
+PLAYABLE = AGENT_NAMES  # the bots the batched engine seats (compiled, or their reference code on the arrays)
+
+
+# --------------------------------------------------------------------------- the engine
+
+def engine_gaps(settings: BeliefConfig) -> list[str]:
+    """What in ``settings`` the batched engine cannot play (empty: it plays every configured
+    opponent of the training games)."""
+    return [f"selfplay.opponents: {b!r} (the batched engine plays {', '.join(PLAYABLE)})"
+            for b in settings.opponents if b not in PLAYABLE]
+
+
+def resolve_engine(settings: BeliefConfig, state: dict, begun: bool) -> tuple[str, str]:
+    """``(engine, why)``: where the games of a run are played -- the engine its ``state.json``
+    names; the reference engine for a run folder from before ``selfplay.engine`` (``begun``: it
+    holds a state, an evaluation or a generation's files, but names no engine); else as
+    ``selfplay.engine`` asks, ``auto`` meaning the batched engine when it plays every configured
+    opponent of the training games."""
+    if "engine" in state:
+        return state["engine"], "the engine this run started with"
+    if begun:
+        return REFERENCE, "a run folder from before selfplay.engine: the reference engine it started with"
+    if settings.engine == REFERENCE:
+        return REFERENCE, "selfplay.engine: reference"
+    gaps = engine_gaps(settings)
+    if not gaps:
+        return VECTOR, "the batched engine plays every configured opponent"
+    if settings.engine == VECTOR:
+        raise ConfigFileError("selfplay.engine: vector cannot play " + "; ".join(gaps)
+                              + "; allowed values for this config: auto, reference")
+    return REFERENCE, "the batched engine cannot play " + "; ".join(gaps)
+
+
+def check_before_run(settings: BeliefConfig, resuming: bool) -> None:
+    """``selfplay.engine: vector``'s reach, before a run folder exists."""
+    if not resuming:
+        resolve_engine(settings, {}, begun=False)
+
 
 # --------------------------------------------------------------------------- 1-2. play and label
 
-def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator:
-    """One game as a step generator for :func:`club_envs.training.selfplay_vec.drive_all`: yields
-    ``(agent, decision)`` for every move and returns ``(observations, targets)`` of the decisions
-    that had a choice -- ``targets[i, c]`` is the index (0..13) of "normal minus NO!" that the
-    *other* players added to category ``c`` after decision ``i``, up to the heat's end."""
+def game_examples(config: Config, agents: Sequence[Any], seed: int, state: State | None = None) -> Generator:
+    """One game on the reference engine as a step generator for
+    :func:`club_envs.training.selfplay_vec.drive_all`: yields ``(agent, decision)`` for every move
+    and returns ``(observations, targets)`` of the decisions that had a choice -- ``targets[i, c]``
+    is the index (0..13) of "normal minus NO!" that the *other* players added to category ``c``
+    after decision ``i``, up to the heat's end. ``seed`` deals the game and seeds the agents;
+    ``state``, a game about to start, replaces its deal."""
     n = config.num_players
     for seat, (agent, agent_seed) in enumerate(zip(agents, agent_seeds(seed, n))):
         agent.reset(seat, agent_seed)
-    state = State(config, seed=seed)
+    state = State(config, seed=seed) if state is None else state
     observers = [Observer(config) for _ in range(n)]
     observations, shown, where = [], [], []  # where: (heat, seat, own discard already made)
     everything: dict[int, np.ndarray] = {}  # heat -> every card bound for the display or a discard
@@ -110,31 +162,59 @@ def game_examples(config: Config, agents: Sequence[Any], seed: int) -> Generator
     return obs, targets
 
 
+def draw_lineups(settings: BeliefConfig, generation: int) -> dict[int, list[list[str | None]]]:
+    """Who sits where in a generation's games, per table size and game: ``None`` for the agent,
+    else a bot of ``selfplay.opponents``, each seat a bot's with probability ``opponent_share``."""
+    rng = np.random.default_rng([settings.seed, generation, 1])
+    lineups: dict[int, list[list[str | None]]] = {}
+    for n in settings.num_players:
+        lineups[n] = []
+        for _ in range(settings.games):
+            seats: list[str | None] = []
+            for _ in range(n):
+                if settings.opponents and rng.random() < settings.opponent_share:
+                    seats.append(settings.opponents[rng.integers(len(settings.opponents))])
+                else:
+                    seats.append(None)
+            lineups[n].append(seats)
+    return lineups
+
+
+def game_seed(settings: BeliefConfig, generation: int, num_players: int, game: int) -> int:
+    """The seed of a generation's game: its deal on the reference engine, and its bots' seeds."""
+    return int(np.random.SeedSequence([settings.seed, generation, num_players, game]).generate_state(1)[0])
+
+
 def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
-                    report: Reporter | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The examples of one generation's self-play games, all table sizes (games batched):
-    observations, targets, and which game (numbered within the generation) each came from."""
+                    report: Reporter | None = None, engine: str = VECTOR) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The examples of one generation's self-play games, all table sizes, on ``engine`` (``vector``:
+    all the games of a table size together on the batched engine; ``reference``: in batches of
+    :data:`BATCH_GAMES` on the reference engine): observations, targets, and which game (numbered
+    within the generation) each came from."""
     report = report or Reporter.quiet()
     phase = report.phase(f"generation {generation}/{settings.generations}: self-play",
                          settings.games * len(settings.num_players))
     from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
     phase.restart_clock()
 
-    rng = np.random.default_rng([settings.seed, generation, 1])
+    lineups = draw_lineups(settings, generation)
     learner = BeliefAgent(model, name="belief")
     observations, targets, game_ids = [], [], []
-    for n in settings.num_players:
+    unclear = 0
+    for table, n in enumerate(settings.num_players):
         config = Config(num_players=n)
-        moves = []
-        for g in range(settings.games):
-            seats = []
-            for _ in range(n):
-                if settings.opponents and rng.random() < settings.opponent_share:
-                    seats.append(make_agent(settings.opponents[rng.integers(len(settings.opponents))], config))
-                else:
-                    seats.append(learner)
-            game_seed = int(np.random.SeedSequence([settings.seed, generation, n, g]).generate_state(1)[0])
-            moves.append(game_examples(config, seats, game_seed))
+        seeds = [game_seed(settings, generation, n, g) for g in range(settings.games)]
+        if engine == VECTOR:
+            played = table_examples(learner, config, lineups[n], [agent_seeds(seed, n) for seed in seeds],
+                                    [settings.seed, generation, n], phase=phase)
+            observations.append(played.observations)
+            targets.append(played.targets)
+            game_ids.append(played.games + table * settings.games)
+            unclear += played.belief_unclear + played.bot_unclear
+            phase.update(settings.games)
+            continue
+        moves = [game_examples(config, [learner if name is None else make_agent(name, config) for name in lineup], seed)
+                 for lineup, seed in zip(lineups[n], seeds)]
         for start in range(0, len(moves), BATCH_GAMES):
             for obs, tgt in drive_all(watched(moves[start:start + BATCH_GAMES], phase)):
                 game_ids.append(np.full(len(tgt), len(game_ids), dtype=np.int32))
@@ -142,7 +222,8 @@ def play_generation(model: BeliefModel, settings: BeliefConfig, generation: int,
                 targets.append(tgt)
             phase.update(len(moves[start:start + BATCH_GAMES]))
     phase.set_postfix({})
-    phase.close(note=f"{sum(len(t) for t in targets):,} examples")
+    ties = f" ({unclear:,} near-ties settled by the reference code)" if engine == VECTOR else ""
+    phase.close(note=f"{sum(len(t) for t in targets):,} examples{ties}")
     return np.concatenate(observations), np.concatenate(targets), np.concatenate(game_ids)
 
 
@@ -253,10 +334,14 @@ def _loss(net, observations, log_prior, allowed, targets):
 # --------------------------------------------------------------------------- 4. evaluate
 
 def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Reporter | None = None,
-             desc: str = "evaluation") -> list[dict[str, Any]]:
+             desc: str = "evaluation", engine: str = REFERENCE) -> list[dict[str, Any]]:
     """Win shares of the agent against each evaluation bot at each table size: ``evaluation.games``
     games with the agent in one seat (rotated), on the fixed seed series of ``seed + 17`` -- the
-    same deals at every generation. The games are played together (:func:`drive_all`), so the
+    same deals at every generation. On the batched engine (``engine`` vector) a series is one
+    :func:`club_envs.vector_evaluation.policy_win_share` (every game at once, the agent's
+    decisions compiled: :class:`~club_envs.members_only.vector_belief.VectorBeliefPolicy`; its
+    deals are the batched engine's own for that seed); on the reference engine, or against a bot
+    the batched engine does not play, the games are played together by :func:`drive_all`, so the
     agent's and the exact heuristic's decisions are batched; a game is the same as played alone."""
     from club_envs.stats import wilson_interval
 
@@ -266,28 +351,42 @@ def evaluate(model: BeliefModel, settings: BeliefConfig, label: str, report: Rep
     phase = (report or Reporter.quiet()).phase(
         f"{desc} vs {', '.join(settings.eval_opponents)}",
         settings.eval_games * len(settings.eval_opponents) * len(settings.num_players))
-    from club_envs.training.selfplay_vec import drive_all  # (torch: seconds to load the first time)
+    from club_envs.training import selfplay_vec  # noqa: F401 -- (torch: seconds to load the first time, not the rate)
     phase.restart_clock()
 
     learner = BeliefAgent(model, name=label)
     for opponent in settings.eval_opponents:
         for n in settings.num_players:
-            config = Config(num_players=n)
-            games = []
-            for g in range(settings.eval_games):
-                seat = g % n
-                game_seed = int(np.random.SeedSequence([settings.seed + 17, n, g]).generate_state(1)[0])
-                agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
-                games.append(_won(config, agents, game_seed, seat))
-            wins = 0.0
-            for i in range(0, len(games), BATCH_GAMES):
-                wins += float(sum(drive_all(watched(games[i:i + BATCH_GAMES], phase))))
-                phase.update(len(games[i:i + BATCH_GAMES]))
+            if engine == VECTOR and available(GAME_NAME, opponent):
+                share, _ = policy_win_share(GAME_NAME, n, VectorBeliefPolicy(learner), opponent, settings.eval_games,
+                                            seed=settings.seed + 17)
+                wins = share * settings.eval_games
+                phase.update(settings.eval_games)
+            else:
+                wins = _reference_wins(learner, opponent, Config(num_players=n), settings, phase)
             lo, hi = wilson_interval(wins, settings.eval_games)
             rows.append({"opponent": opponent, "players": n, "win_share": wins / settings.eval_games, "ci_lo": lo, "ci_hi": hi})
             phase.set_postfix({f"{r['opponent']} {r['players']}p": f"{r['win_share']:.3f}" for r in rows})
     phase.close()
     return rows
+
+
+def _reference_wins(learner: BeliefAgent, opponent: str, config: Config, settings: BeliefConfig, phase: Any) -> float:
+    """The agent's summed win shares in one evaluation series on the reference engine."""
+    from club_envs.training.selfplay_vec import drive_all
+
+    n = config.num_players
+    games = []
+    for g in range(settings.eval_games):
+        seat = g % n
+        seed = int(np.random.SeedSequence([settings.seed + 17, n, g]).generate_state(1)[0])
+        agents = [learner if s == seat else make_agent(opponent, config) for s in range(n)]
+        games.append(_won(config, agents, seed, seat))
+    wins = 0.0
+    for i in range(0, len(games), BATCH_GAMES):
+        wins += float(sum(drive_all(watched(games[i:i + BATCH_GAMES], phase))))
+        phase.update(len(games[i:i + BATCH_GAMES]))
+    return wins
 
 
 def _won(config: Config, agents: Sequence[Any], seed: int, seat: int) -> Generator:
@@ -315,9 +414,21 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
 
 def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Generations up to ``selfplay.generations`` in ``run_dir``, after the last one ``state`` names."""
+    # One BLAS thread: the model's forward passes are small matrix products, which a second thread
+    # spinning on a busy 2-core machine made thirteen times slower (measured; the fit sets its own).
+    with threadpool_limits(1, user_api="blas"):
+        return _generations(settings, run_dir, state, Reporter.of(progress))
+
+
+def _generations(settings: BeliefConfig, run_dir: Path, state: dict, report: Reporter) -> Path:
     done = int(state.get("generation", 0))
-    report = Reporter.of(progress)
     say = report.say
+    begun = bool(state) or (run_dir / "generations").is_dir() or (run_dir / "evaluations.csv").is_file()
+    engine, why = resolve_engine(settings, state, begun)
+    if state.get("engine") != engine:  # kept from the start, so a resumed run plays on the same engine
+        state = {**state, "engine": engine}
+        run_folder.save_state(run_dir, state)
+    say(f"games on the {'batched' if engine == VECTOR else 'reference'} engine ({why})")
     if done:
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")
@@ -329,7 +440,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | R
     elapsed = float(state.get("seconds", 0.0))
 
     if done == 0:  # the curve's first point: the untrained model, i.e. the uniform prior's (heuristic's) play
-        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0, report), 0)
+        _record_evaluation(run_dir, settings, _safe_evaluate(model, settings, 0, report, engine), 0)
 
     for generation in range(done + 1, settings.generations + 1):
         t0 = time.time()
@@ -341,7 +452,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | R
             with np.load(examples, allow_pickle=False) as saved:
                 observations, targets, game_ids = saved["observations"], saved["targets"], saved["games"]
         else:
-            observations, targets, game_ids = play_generation(model, settings, generation, report)
+            observations, targets, game_ids = play_generation(model, settings, generation, report, engine)
             with open(gen_dir / "examples.tmp", "wb") as fh:  # whole or not at all
                 np.savez(fh, observations=observations, targets=targets, games=game_ids)
             os.replace(gen_dir / "examples.tmp", examples)
@@ -362,7 +473,7 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | R
             (run_dir / "generations" / f"{old:04d}" / "examples.npz").unlink(missing_ok=True)
         fitted = time.time() - t0 - played
         # --- 4. evaluate, keep the best ---------------------------------------------------------
-        rows = _safe_evaluate(model, settings, generation, report)
+        rows = _safe_evaluate(model, settings, generation, report, engine)
         _record_evaluation(run_dir, settings, rows, decisions)
         vs_first = [r["win_share"] for r in rows if r["opponent"] == settings.eval_opponents[0]]
         score = float(np.mean(vs_first)) if vs_first else 0.0
@@ -376,7 +487,8 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | R
                       round(played, 1), round(fitted, 1), round(elapsed, 1)]],
                     ["generation", "decisions", "new_examples", "nll_uniform_prior", "nll_before_fit", "nll_after_fit",
                      "play_seconds", "fit_seconds", "total_seconds"])
-        run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "best": best, "seconds": elapsed})
+        run_folder.save_state(run_dir, {"generation": generation, "decisions": decisions, "best": best,
+                                        "seconds": elapsed, "engine": engine})
         summary = ", ".join(f"{r['opponent']} {r['players']}p {r['win_share']:.3f}" for r in rows)
         say(f"generation {generation}/{settings.generations}: {len(targets)} examples, held-out nats/category "
             f"{losses['nll_after']:.4f} (uniform prior {losses['nll_prior']:.4f}); {summary}; {time.time() - t0:.0f} s")
@@ -391,12 +503,13 @@ def train(settings: BeliefConfig, run_dir: Path, state: dict, progress: bool | R
     return run_dir
 
 
-def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int, report: Reporter) -> list[dict[str, Any]]:
+def _safe_evaluate(model: BeliefModel, settings: BeliefConfig, generation: int, report: Reporter,
+                   engine: str) -> list[dict[str, Any]]:
     """:func:`evaluate`, reported and skipped if it fails: a broken evaluation must not cost the run."""
     what = "the untrained model (the heuristic's play)" if generation == 0 else "its model"
     try:
         return evaluate(model, settings, f"belief@{generation}", report,
-                        desc=f"generation {generation}/{settings.generations}: evaluation of {what}")
+                        desc=f"generation {generation}/{settings.generations}: evaluation of {what}", engine=engine)
     except Exception as exc:  # noqa: BLE001
         print(f"evaluation of generation {generation} failed and was skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return []

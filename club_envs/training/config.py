@@ -260,6 +260,7 @@ BELIEF_SCHEMA: dict[str, Any] = {
             **GENERATIONS_PROPERTIES,
             "opponents": {"type": "array", "items": {"enum": list(BELIEF_BOTS)}},
             "opponent_share": {"type": "number", "minimum": 0, "maximum": 1},
+            "engine": {"enum": list(ENGINES)},
         }),
         "model": section({"hidden": HIDDEN_LAYERS_SCHEMA}),
         "training": section({
@@ -276,7 +277,8 @@ BELIEF_SCHEMA: dict[str, Any] = {
 }
 BELIEF_DEFAULTS: dict[str, Any] = {
     "game": {"name": "members_only", "num_players": [4]},
-    "selfplay": {"generations": 5, "games": 1000, "window": 2, "opponents": [], "opponent_share": 0.0},
+    "selfplay": {"generations": 5, "games": 1000, "window": 2, "opponents": [], "opponent_share": 0.0,
+                 "engine": "auto"},
     "model": {"hidden": [256, 256]},
     "training": {"learning_rate": 1.0e-3, "batch_size": 512, "epochs": 4, "lr_decay": 0.5, "validation_share": 0.05},
     "evaluation": {"games": 300, "opponents": ["heuristic", "random"]},
@@ -685,7 +687,7 @@ def _belief(resolved: dict[str, Any], source: str) -> BeliefConfig:
     return BeliefConfig(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
                         float(sp["opponent_share"]), tuple(resolved["model"]["hidden"]), float(tr["learning_rate"]),
                         tr["batch_size"], tr["epochs"], float(tr["lr_decay"]), float(tr["validation_share"]),
-                        ev["games"], tuple(ev["opponents"]), resolved["seed"], resolved)
+                        ev["games"], tuple(ev["opponents"]), resolved["seed"], resolved, engine=sp["engine"])
 
 
 def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:

@@ -184,6 +184,7 @@ class BeliefConfig:
     eval_opponents: tuple[str, ...]
     seed: int
     raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+    engine: str = "auto"  # selfplay.engine, one of ENGINES: where the games are played
 
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""

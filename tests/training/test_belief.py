@@ -163,3 +163,105 @@ def test_one_generation_learns_to_beat_the_heuristic(tmp_path):
     if LONG:
         assert fitted < prior - 0.05, f"held-out nats per category {fitted:.4f} vs uniform prior {prior:.4f}"
         assert lo > 0.25, f"belief agent won {share:.3f} [{lo:.3f}, {hi:.3f}] against 3 heuristic bots"
+
+
+# --------------------------------------------------------------------------- the batched engine
+
+def fixed_belief_model(seed: int) -> BeliefModel:
+    """A model whose belief differs from the uniform prior by the same logits everywhere (a zero
+    last layer's weights, a random bias): its predictions do not depend on which other rows share
+    a forward pass, so both engines' belief agents decide exactly alike."""
+    model = BeliefModel.untrained((16,), seed=seed)
+    w, b = model.layers[-1]
+    model.layers[-1] = (w, np.random.default_rng(seed).normal(0.0, 0.7, b.shape).astype(np.float32))
+    return model
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_the_batched_engine_gives_the_reference_paths_examples_for_the_same_deals_and_decisions(num_players):
+    """The same decks on both engines, played by a deterministic line-up -- the belief agent, the
+    exact heuristics (compiled on the batched engine) and seeded style and sampled bots (their
+    reference code on both): the same examples, byte for byte, game by game."""
+    from club_envs.members_only.belief_agent import BeliefAgent
+    from club_envs.members_only.match import agent_seeds
+    from club_envs.members_only.roster import make_agent as roster_agent
+    from club_envs.training.belief_vector import table_examples
+    from tests.members_only.helpers import random_decks, reference_game
+
+    config = Config(num_players=num_players)
+    count = 6
+    decks = random_decks(np.random.default_rng(num_players), count, config.max_heats)
+    bots = ["heuristic", "heuristic_bold", "members_only_style_mix", "heuristic_sampled"]
+    lineups = [[None if (g + seat) % 3 else bots[(g + seat) % len(bots)] for seat in range(num_players)]
+               for g in range(count)]
+    lineups[0] = [None] * num_players  # one game of pure self-play
+    seeds = [500 + g for g in range(count)]
+    learner = BeliefAgent(fixed_belief_model(num_players))
+
+    played = table_examples(learner, config, lineups, [agent_seeds(s, num_players) for s in seeds], seed=0, decks=decks)
+    moves = [belief.game_examples(config, [learner if name is None else roster_agent(name, config) for name in lineup],
+                                  seed, state=reference_game(config, decks[g], 0))
+             for g, (lineup, seed) in enumerate(zip(lineups, seeds))]
+    results = drive_all(moves)
+    observations = np.concatenate([obs for obs, _ in results])
+    targets = np.concatenate([tgt for _, tgt in results])
+    games = np.concatenate([np.full(len(tgt), g, np.int32) for g, (_, tgt) in enumerate(results)])
+    assert len(targets) > 100 * count
+    assert played.observations.dtype == np.float16 and played.targets.dtype == np.int8
+    assert played.observations.tobytes() == observations.tobytes()
+    assert played.targets.tobytes() == targets.tobytes()
+    assert played.games.tobytes() == games.tobytes()
+
+
+def test_a_generation_on_the_batched_engine_is_the_same_for_the_same_seed_and_labelled_as_the_rules_say():
+    opponents = ["random", "heuristic", "members_only_style_noisy"]
+    settings = configs.from_mapping({**TINY, "selfplay": {"generations": 1, "games": 5, "opponents": opponents,
+                                                         "opponent_share": 0.5}}, kind=BeliefConfig)
+    model = BeliefModel.untrained((16,), seed=2)
+    first = belief.play_generation(model, settings, 1, engine="vector")
+    again = belief.play_generation(model, settings, 1, engine="vector")
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(first, again))
+    observations, targets, games = first
+    assert observations.dtype == np.float16 and targets.dtype == np.int8 and games.dtype == np.int32
+    assert set(np.unique(games)) == set(range(10)) and (np.diff(games) >= 0).all()
+    assert targets.min() >= 0 and targets.max() <= 13
+
+
+def test_the_engine_is_auto_by_default_kept_in_the_state_and_old_runs_stay_on_the_reference_engine(tmp_path):
+    settings = configs.from_mapping(TINY, kind=BeliefConfig)
+    assert settings.engine == "auto"
+    assert belief.resolve_engine(settings, {}, begun=False)[0] == "vector"
+    reference = configs.from_mapping({**TINY, "selfplay": {"engine": "reference"}}, kind=BeliefConfig)
+    assert belief.resolve_engine(reference, {}, begun=False)[0] == "reference"
+    assert belief.resolve_engine(reference, {"engine": "vector"}, begun=True)[0] == "vector"
+    assert belief.resolve_engine(settings, {"generation": 3}, begun=True)[0] == "reference"
+    run_dir = trainer.run(write(tmp_path, {**TINY, "selfplay": {"generations": 1, "games": 3}}), runs_dir=tmp_path,
+                          progress=False)
+    assert json.loads((run_dir / "state.json").read_text())["engine"] == "vector"
+
+
+def test_an_engine_that_cannot_play_the_config_is_refused_naming_what_it_cannot_play():
+    from dataclasses import replace
+
+    settings = replace(configs.from_mapping({**TINY, "selfplay": {"engine": "vector"}}, kind=BeliefConfig),
+                       opponents=("someone_else",))
+    with pytest.raises(ConfigFileError, match=r"selfplay\.engine: vector cannot play selfplay\.opponents: "
+                                              r"'someone_else' \(the batched engine plays random, .*\); allowed "
+                                              r"values for this config: auto, reference"):
+        belief.check_before_run(settings, resuming=False)
+    assert belief.resolve_engine(replace(settings, engine="auto"), {}, begun=False)[0] == "reference"
+    with pytest.raises(ConfigFileError, match=r"selfplay\.engine: 'fast' is not allowed; allowed values: auto, vector, "
+                                              r"reference"):
+        configs.from_mapping({**TINY, "selfplay": {"engine": "fast"}}, "x.yaml", kind=BeliefConfig)
+
+
+def test_a_run_on_the_reference_engine_evaluates_there_and_resumes_there(tmp_path):
+    path = write(tmp_path, {**TINY, "selfplay": {"generations": 1, "games": 3, "engine": "reference"}})
+    run_dir = trainer.run(path, runs_dir=tmp_path, progress=False)
+    assert json.loads((run_dir / "state.json").read_text())["engine"] == "reference"
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+    cfg["selfplay"].update(generations=2, engine="vector")  # the run keeps the engine it started with
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg))
+    trainer.run(None, resume=run_dir, runs_dir=tmp_path, progress=False)
+    state = json.loads((run_dir / "state.json").read_text())
+    assert state["generation"] == 2 and state["engine"] == "reference"

@@ -91,7 +91,8 @@ def test_a_belief_run_to_a_file_shows_every_phase_at_once_and_learns_the_same(tm
         r"generation 0/1: evaluation of the untrained model .*: 2 games in \d\d:\d\d " + RATE.format(units="games")
         + r" \[random 3p=[\d.]+\]",
         r"generation 1/1: self-play: 3 games",
-        r"generation 1/1: self-play: 3 games in \d\d:\d\d " + RATE.format(units="games") + r"; [\d,]+ examples",
+        r"generation 1/1: self-play: 3 games in \d\d:\d\d " + RATE.format(units="games") + r"; [\d,]+ examples"
+        + r" \([\d,]+ near-ties settled by the reference code\)",  # the batched engine's count
         r"generation 1/1: fit: \d+ batches in \d\d:\d\d " + RATE.format(units="batches") + r"; 4 epochs over .*",
         r"generation 1/1: evaluation of its model vs random: 2 games in .*\[random 3p=[\d.]+\]",
         r"generation 1/1: \d+ examples, held-out nats/category .*; random 3p [\d.]+; \d+ s",

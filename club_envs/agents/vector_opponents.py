@@ -7,8 +7,9 @@ code) or a :class:`~club_envs.agents.batched.BatchedPolicy`. :func:`vector_oppon
 * a built-in bot's name stays a name;
 * a trained policy (:class:`~club_envs.agents.policy.PolicyAgent`) becomes a
   :class:`~club_envs.agents.policy.BatchedPolicyAgent` (one forward pass per round for all games);
-* an agent that decides from the seat's view alone, the same way every time (``stateless = True``)
-  and for many seats at once (``act_batch``), such as the belief agents, becomes a :class:`ViewPolicy`: asked on the seats' views rebuilt from the engine's arrays (the
+* an agent that decides from the seat's view alone, the same way every time (``stateless = True``),
+  becomes its own batched form when it has one (``batched()``: the Members Only belief agent's
+  compiled decision rule), else, if it decides many seats at once (``act_batch``), a :class:`ViewPolicy`: asked on the seats' views rebuilt from the engine's arrays (the
   game's ``vector_view`` hook);
 * a role-dispatching agent (Arkham's pairs of policies) becomes one opponent per role;
 * anything else (a search, an agent with its own random choices per game) gets ``None``: it plays
@@ -62,6 +63,8 @@ def vector_opponent(game: str, agent: Any, seed: int | None = None) -> Any:
     if isinstance(agent, RoleDispatchAgent):
         parts = {role: vector_opponent(game, inner, seed) for role, inner in agent.by_role.items()}
         return None if any(p is None for p in parts.values()) else parts
+    if getattr(agent, "stateless", False) and callable(getattr(agent, "batched", None)):
+        return agent.batched()  # the agent's own batched form (compiled, as the belief agents have)
     if getattr(agent, "stateless", False) and hasattr(type(agent), "act_batch") and spec.has_hook(VECTOR_VIEW_HOOK):
         return ViewPolicy(agent, spec.hook(VECTOR_VIEW_HOOK))
     return None

@@ -33,6 +33,13 @@ class BeliefAgent:
 
     stateless = True  # its choice is a function of the seat's view alone: one instance serves every seat
 
+    def batched(self):
+        """This agent as a batched opponent of the vector environments: one forward pass for all
+        rows, the decision rule compiled (:class:`~club_envs.members_only.vector_belief.VectorBeliefPolicy`)."""
+        from club_envs.members_only.vector_belief import VectorBeliefPolicy  # numba only where batches are played
+
+        return VectorBeliefPolicy(self)
+
     def __init__(self, model: BeliefModel, name: str = "belief", chip_cost: tuple[float, float] = (0.5, 1.0),
                  rival_weight: float = 0.3) -> None:
         self.model = model

@@ -25,11 +25,12 @@ against the reference agent's.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from club_envs.agents.base import Decision
 from club_envs.agents.batched import GameRows
-from club_envs.members_only.belief_agent import BeliefAgent
 from club_envs.members_only.compiled import compiled
 from club_envs.members_only.vector_engine import Rules, Tables
 from club_envs.members_only.vector_heuristic import (
@@ -86,7 +87,7 @@ class VectorBeliefPolicy:
 
     reads_state = True
 
-    def __init__(self, agent: BeliefAgent) -> None:
+    def __init__(self, agent: Any) -> None:  # a belief_agent.BeliefAgent
         self.agent = agent
         self.name = agent.name
         self.chip_cost = np.array(agent.chip_cost, dtype=np.float64)

@@ -60,8 +60,9 @@ def play_games(game: str, num_players: int, learner: BatchedPolicy, opponent: An
     """``games`` games of ``learner`` against ``opponent``, balanced over the learner's seats (or
     its side's roles), each played once to its end."""
     spec = get_spec(game)
-    if isinstance(opponent, str) and not available(game, opponent):
-        raise ValueError(f"{spec.name}'s batched engine does not play {opponent!r}")
+    for bot in [opponent] if isinstance(opponent, str) else (opponent if isinstance(opponent, list) else []):
+        if isinstance(bot, str) and not available(game, bot):
+            raise ValueError(f"{spec.name}'s batched engine does not play {bot!r}")
     seatings = _seatings(num_players, learner, opponent, role_side)
     counts = [games // len(seatings) + (1 if k < games % len(seatings) else 0) for k in range(len(seatings))]
     finished: list[Finished] = []
@@ -74,15 +75,20 @@ def play_games(game: str, num_players: int, learner: BatchedPolicy, opponent: An
     return finished
 
 
-def series(game: str, num_players: int, name: str, learner: BatchedPolicy, opponent: str, games: int,
+def series(game: str, num_players: int, name: str, learner: BatchedPolicy, opponents: str | list[str], games: int,
            seed: int) -> SeriesResult:
-    """``name`` (played by ``learner``) against ``opponent`` in every other seat, as
-    :func:`club_envs.evaluation.play_series` tallies a rotated line-up: per agent its seats, wins
-    (a tie shared) and scores."""
-    by_agent = {name: Tally(name), opponent: Tally(opponent)}
-    for f in play_games(game, num_players, learner, opponent, games, seed):
+    """``name`` (played by ``learner``) against ``opponents`` -- one bot in every other seat, or a
+    list of bots, one per other seat clockwise from it -- as :func:`club_envs.evaluation.play_series`
+    tallies a rotated line-up: per agent its seats, wins (a tie shared) and scores."""
+    others = [opponents] * (num_players - 1) if isinstance(opponents, str) else list(opponents)
+    if len(others) != num_players - 1:
+        raise ValueError(f"{num_players} players need {num_players - 1} opponents, got {len(others)}")
+    by_agent = {agent: Tally(agent) for agent in (name, *others)}
+    seated = others[0] if len(set(others)) == 1 else others
+    for f in play_games(game, num_players, learner, seated, games, seed):
         for seat, (score, share) in enumerate(zip(f.scores, f.shares)):
-            by_agent[name if seat == f.seat else opponent].add(float(share), float(score))
+            agent = name if seat == f.seat else others[(seat - f.seat - 1) % num_players]
+            by_agent[agent].add(float(share), float(score))
     return SeriesResult(games, by_agent, {})
 
 

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[str] | None):
     """The series on the batched engine (:mod:`club_envs.vector_evaluation`) when ``--engine`` allows
-    and the line-up is one agent against one bot the batched engine plays in every other seat; else
+    and the line-up is one agent against bots the batched engine plays in the other seats; else
     ``None`` (``--engine vector`` then stops with the reason)."""
     import time
 
@@ -103,10 +103,10 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
         return None
     if args.records is not None or args.workers != 1:
         reason = "it keeps no records and plays in one process (drop --records and --workers)"
-    elif seat_agents is None or len(set(seat_agents[1:])) != 1 or seat_agents[0] == seat_agents[1]:
-        reason = "it plays one agent against one bot in every other seat (a,b,b,b)"
-    elif not available(game.RECORD_NAME, seat_agents[1]):
-        reason = f"it does not play {seat_agents[1]!r}"
+    elif seat_agents is None or seat_agents[0] in seat_agents[1:]:
+        reason = "it plays one agent against bots in the other seats (a,b,b,b or a,b,c,d)"
+    elif not all(available(game.RECORD_NAME, bot) for bot in seat_agents[1:]):
+        reason = f"it does not play {next(b for b in seat_agents[1:] if not available(game.RECORD_NAME, b))!r}"
     else:
         learner = vector_opponent(game.RECORD_NAME, load_agent(seat_agents[0], game=game, config=config, seed=args.seed),
                                   args.seed)
@@ -118,7 +118,8 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
         return None
     started = time.perf_counter()
     with _one_blas_thread():  # the policies' forward passes are small matrix products: threads only contend
-        result = series(game.RECORD_NAME, args.players, seat_agents[0], learner, seat_agents[1], args.games, args.seed)
+        result = series(game.RECORD_NAME, args.players, seat_agents[0], learner, list(seat_agents[1:]), args.games,
+                        args.seed)
     seconds = time.perf_counter() - started
     print(f"{args.games} games on the batched engine in {seconds:.1f} s ({args.games / max(seconds, 1e-9):,.0f} games/s)")
     return result

@@ -181,4 +181,16 @@ def test_evaluate_plays_one_agent_against_one_bot_on_the_batched_engine(tmp_path
     assert vlo < rhi and rlo < vhi, "the two series agree within their intervals"
     assert main(["evaluate", "members_only", "--players", "4", "--agents", "heuristic,random,random,heuristic",
                  "--games", "2", "--engine", "vector"]) == 2
-    assert "the batched engine cannot play this series: it plays one agent against one bot" in capsys.readouterr().err
+    assert "the batched engine cannot play this series: it plays one agent against bots" in capsys.readouterr().err
+
+
+def test_a_table_of_different_bots_plays_on_the_batched_engine_seat_by_seat(tmp_path, capsys):
+    out = tmp_path / "mixed.json"
+    assert main(["evaluate", "members_only", "--players", "4", "--agents",
+                 "members_only_belief,holdout_margin,holdout_prover,holdout_gambler", "--games", "40", "--seed", "2",
+                 "--json", str(out), "--no-progress"]) == 0
+    assert "40 games on the batched engine" in capsys.readouterr().out
+    rows = {a["agent"]: a for a in json.loads(out.read_text())["agents"]}
+    assert {name: row["seats"] for name, row in rows.items()} == {
+        "members_only_belief": 40, "holdout_margin": 40, "holdout_prover": 40, "holdout_gambler": 40}
+    assert sum(row["win_share"] * row["seats"] for row in rows.values()) == pytest.approx(40), "one win per game"

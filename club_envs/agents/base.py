@@ -164,3 +164,22 @@ def play_through(moves: Generator[tuple[Any, Decision], int, Any]) -> Any:
             agent, decision = moves.send(agent.act(decision))
     except StopIteration as stop:
         return stop.value
+
+
+def act_grouped(agents: Sequence[Any], decisions: Sequence[Decision]) -> list[int]:
+    """``agents[i]``'s action at ``decisions[i]`` for every ``i``: agents with one ``batch_key``
+    asked together through their ``act_batch`` (one batched evaluation), the others one by one."""
+    groups: dict[Any, list[int]] = {}
+    for i, agent in enumerate(agents):
+        key = getattr(agent, "batch_key", None)
+        groups.setdefault(("alone", id(agent), i) if key is None else key, []).append(i)
+    actions = [0] * len(agents)
+    for members in groups.values():
+        first = agents[members[0]]
+        if len(members) > 1 and hasattr(type(first), "act_batch"):
+            chosen = type(first).act_batch([agents[i] for i in members], [decisions[i] for i in members])
+        else:
+            chosen = [agents[i].act(decisions[i]) for i in members]
+        for i, action in zip(members, chosen):
+            actions[i] = int(action)
+    return actions

@@ -35,6 +35,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
+from club_envs.errors import IllegalActionError
+
 
 @runtime_checkable
 class BatchedPolicy(Protocol):
@@ -62,6 +64,54 @@ def ask(policy: BatchedPolicy, observations: np.ndarray, action_masks: np.ndarra
     if reads_state(policy):
         return policy(observations, action_masks, state)
     return policy(observations, action_masks)
+
+
+class Group(NamedTuple):
+    """One batched policy: the opponents it plays in every game answer through one call."""
+
+    policy: BatchedPolicy
+    name: str
+
+
+class PolicyGroups:
+    """The batched policies a vector environment seats, numbered: every distinct policy object is one
+    group (``number``), and a policy no game seats any more is let go (``let_go``)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[int, Group] = {}
+        self._number_of: dict[int, int] = {}  # id(policy) -> its group number
+        self._next = 0
+
+    def number(self, policy: BatchedPolicy) -> int:
+        found = self._number_of.get(id(policy))
+        if found is None:
+            found = self._number_of[id(policy)] = self._next
+            self.groups[found] = Group(policy, policy_name(policy))
+            self._next += 1
+        return found
+
+    def let_go(self, seated: Any) -> None:
+        """Forget every group whose number is not among ``seated``."""
+        keep = set(np.unique(np.asarray(seated, np.int64)).tolist())
+        for number in [n for n in self.groups if n not in keep]:
+            del self._number_of[id(self.groups.pop(number).policy)]
+
+
+def checked_answer(name: str, answer: Any, legal: np.ndarray, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """A batched policy's answer for the games ``rows`` (seats ``seats`` to move, legal actions
+    ``legal``), as int64 -- or one :class:`~club_envs.errors.IllegalActionError` naming the policy
+    and, for an illegal action, the game, the seat and the legal actions."""
+    answer = np.asarray(answer)
+    if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
+        raise IllegalActionError(f"opponent {name!r} must answer {len(rows)} whole numbers, one per game; got shape "
+                                 f"{answer.shape}, dtype {answer.dtype}")
+    ok = (answer >= 0) & (answer < legal.shape[1])
+    ok[ok] = legal[np.flatnonzero(ok), answer[ok]]
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise IllegalActionError(f"game {rows[i]}: opponent {name!r} at seat {seats[i]} chose illegal action "
+                                 f"{answer[i]}; legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}")
+    return answer.astype(np.int64)
 
 
 def policy_name(policy: BatchedPolicy) -> str:

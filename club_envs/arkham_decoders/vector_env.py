@@ -70,7 +70,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from club_envs.agents.batched import GameRows, ask
+from club_envs.agents.batched import GameRows, ask, checked_answer
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.env import REWARD_MODES
 from club_envs.arkham_decoders.gym_env import LEARNER_ROLES, MAX_DEALS
@@ -259,21 +259,8 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         seats = self.games.tables.current[rows].astype(np.int64)
         legal = masks[rows].copy()
         observations = self.observer.observe_games(self.games, rows, seats)
-        answer = np.asarray(ask(group.policy, observations, legal, GameRows(self.games, rows, seats)))
-        if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
-            raise IllegalActionError(
-                f"opponent {group.name!r} must answer {len(rows)} whole numbers, one per game; got shape "
-                f"{answer.shape}, dtype {answer.dtype}"
-            )
-        ok = (answer >= 0) & (answer < A.NUM_ACTIONS)
-        ok[ok] = legal[np.flatnonzero(ok), answer[ok]]
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise IllegalActionError(
-                f"game {rows[i]}: opponent {group.name!r} at seat {seats[i]} chose illegal action {answer[i]}; "
-                f"legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}"
-            )
-        return answer.astype(np.int64)
+        answer = ask(group.policy, observations, legal, GameRows(self.games, rows, seats))
+        return checked_answer(group.name, answer, legal, rows, seats)
 
     # ------------------------------------------------------------------ records and infos
 

@@ -17,11 +17,11 @@ group, asked once per round of moves for all the games and seats in which it is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from club_envs.agents.batched import BatchedPolicy, policy_name
+from club_envs.agents.batched import BatchedPolicy, Group, PolicyGroups, policy_name
 from club_envs.arkham_decoders.rules import ROLES
 from club_envs.arkham_decoders.vector_engine import MAX_SEATS
 from club_envs.errors import ConfigError
@@ -31,13 +31,6 @@ NAMED = {"random": RANDOM, "heuristic": HEURISTIC}  # the bots the batched engin
 NO_GROUP = -1
 # A line-up's slots: one per other seat (clockwise from the learner), or one per role (ROLES order).
 SLOTS = max(MAX_SEATS - 1, len(ROLES))
-
-
-class Group(NamedTuple):
-    """One batched policy: the opponents it plays in every game answer through one call."""
-
-    policy: BatchedPolicy
-    name: str
 
 
 class Lineup:
@@ -101,9 +94,8 @@ class GameLineups:
         self.kinds = np.full((num_games, SLOTS), NOBODY, np.int64)
         self.group = np.full((num_games, SLOTS), NO_GROUP, np.int64)
         self.names = np.full((num_games, SLOTS), "", dtype=object)
-        self.groups: dict[int, Group] = {}
-        self._group_of: dict[int, int] = {}  # id(policy) -> its group number
-        self._next_group = 0
+        self._groups = PolicyGroups()
+        self.groups = self._groups.groups  # group number -> Group
         self.set(spec)
 
     def set(self, spec: Any, games: Any = None) -> None:
@@ -125,17 +117,10 @@ class GameLineups:
         return role if self.by_role[g] else (seat - learner - 1) % self.num_players
 
     def _group_number(self, policy: BatchedPolicy) -> int:
-        number = self._group_of.get(id(policy))
-        if number is None:
-            number = self._group_of[id(policy)] = self._next_group
-            self.groups[number] = Group(policy, policy_name(policy))
-            self._next_group += 1
-        return number
+        return self._groups.number(policy)
 
     def _let_go(self) -> None:
-        seated = set(np.unique(self.group[self.group != NO_GROUP]).tolist())
-        for number in [n for n in self.groups if n not in seated]:
-            del self._group_of[id(self.groups.pop(number).policy)]
+        self._groups.let_go(self.group[self.group != NO_GROUP])
 
 
 def _selection(games: Any, num_games: int) -> np.ndarray:

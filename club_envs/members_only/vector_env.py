@@ -57,8 +57,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from club_envs.agents.base import Decision
-from club_envs.agents.batched import GameRows, ask
+from club_envs.agents.base import Decision, act_grouped
+from club_envs.agents.batched import GameRows, ask, checked_answer
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.env import REWARD_MODES
@@ -265,47 +265,21 @@ class MembersOnlyVectorEnv(VectorEnv):
         seats = self.games.tables.current[rows].astype(np.int64)
         legal = masks[rows].copy()
         observations = self.observer.observe_games(self.games, rows, seats)
-        answer = np.asarray(ask(group.policy, observations, legal, GameRows(self.games, rows, seats)))
-        if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
-            raise IllegalActionError(
-                f"opponent {group.name!r} must answer {len(rows)} whole numbers, one per game; got shape "
-                f"{answer.shape}, dtype {answer.dtype}"
-            )
-        ok = (answer >= 0) & (answer < A.NUM_ACTIONS)
-        ok[ok] = legal[np.flatnonzero(ok), answer[ok]]
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise IllegalActionError(
-                f"game {rows[i]}: opponent {group.name!r} at seat {seats[i]} chose illegal action {answer[i]}; "
-                f"legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}"
-            )
-        return answer.astype(np.int64)
+        answer = ask(group.policy, observations, legal, GameRows(self.games, rows, seats))
+        return checked_answer(group.name, answer, legal, rows, seats)
 
     def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one
         kind together, as their ``act_batch`` allows)."""
-        pending: dict[Any, list[tuple[int, Any, Decision]]] = {}
+        agents, decisions = [], []
         for g in rows.tolist():
             seat = int(self.games.tables.current[g])
-            agent = self.lineups.agents[g, (seat - int(self.seats[g]) - 1) % self.num_players]
+            agents.append(self.lineups.agents[g, (seat - int(self.seats[g]) - 1) % self.num_players])
             mask = masks[g].copy()
-            decision = Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
-                                lambda g=g, seat=seat: self.observer.observe_games(
-                                    self.games, np.array([g]), np.array([seat]))[0], lambda mask=mask: mask)
-            pending.setdefault(getattr(agent, "batch_key", None) or ("alone", id(agent)), []).append(
-                (g, agent, decision))
-        actions = np.zeros(len(rows), np.int64)
-        where = {g: k for k, g in enumerate(rows.tolist())}
-        for group in pending.values():
-            agents = [agent for _, agent, _ in group]
-            decisions = [decision for _, _, decision in group]
-            if len(group) > 1 and hasattr(type(agents[0]), "act_batch"):
-                chosen = type(agents[0]).act_batch(agents, decisions)
-            else:
-                chosen = [agent.act(decision) for agent, decision in zip(agents, decisions)]
-            for (g, _, _), action in zip(group, chosen):
-                actions[where[g]] = int(action)
-        return actions
+            decisions.append(Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
+                                      lambda g=g, seat=seat: self.observer.observe_games(
+                                          self.games, np.array([g]), np.array([seat]))[0], lambda mask=mask: mask))
+        return np.array(act_grouped(agents, decisions), np.int64)
 
     def _reset_agents(self, which: np.ndarray) -> None:
         """The reference bots of the games ``which`` start their games (seat, seed from the game's generator)."""

@@ -18,11 +18,11 @@ group, asked once per round of moves for all the games and seats in which it is 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from club_envs.agents.batched import BatchedPolicy, policy_name
+from club_envs.agents.batched import BatchedPolicy, Group, PolicyGroups, policy_name
 from club_envs.errors import ConfigError
 from club_envs.members_only.bots import HeuristicAgent
 from club_envs.members_only.roster import AGENT_NAMES, make_agent
@@ -50,13 +50,6 @@ def reference_name(item: Any) -> str | None:
     if isinstance(item, str) and item.strip().lower() in AGENT_NAMES and batched_name(item) is None:
         return item.strip().lower()
     return None
-
-
-class Group(NamedTuple):
-    """One batched policy: the opponents it plays in every game answer through one call."""
-
-    policy: BatchedPolicy
-    name: str
 
 
 class Lineup:
@@ -117,9 +110,8 @@ class GameLineups:
         self.rival_weight = np.zeros((num_games, slots), np.float64)
         self.group = np.full((num_games, slots), NO_GROUP, np.int64)
         self.names = np.full((num_games, slots), "", dtype=object)
-        self.groups: dict[int, Group] = {}
-        self._group_of: dict[int, int] = {}  # id(policy) -> its group number
-        self._next_group = 0
+        self._groups = PolicyGroups()
+        self.groups = self._groups.groups  # group number -> Group
         self._reference_bots: dict[tuple[float, float, float], HeuristicAgent] = {}
         self.agents: dict[tuple[int, int], Any] = {}
         self.set(spec)
@@ -146,17 +138,10 @@ class GameLineups:
         self._let_go()
 
     def _group_number(self, policy: BatchedPolicy) -> int:
-        number = self._group_of.get(id(policy))
-        if number is None:
-            number = self._group_of[id(policy)] = self._next_group
-            self.groups[number] = Group(policy, policy_name(policy))
-            self._next_group += 1
-        return number
+        return self._groups.number(policy)
 
     def _let_go(self) -> None:
-        seated = set(np.unique(self.group[self.group != NO_GROUP]).tolist())
-        for number in [n for n in self.groups if n not in seated]:
-            del self._group_of[id(self.groups.pop(number).policy)]
+        self._groups.let_go(self.group[self.group != NO_GROUP])
 
     def reference_bot(self, g: int, slot: int) -> HeuristicAgent:
         """The reference heuristic bot of game ``g``'s ``slot`` (it settles the compiled code's rare

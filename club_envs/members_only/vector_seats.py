@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from club_envs.agents.base import Decision
+from club_envs.agents.base import Decision, act_grouped
 from club_envs.members_only.bots import HeuristicAgent
 from club_envs.members_only.compiled import compiled
 from club_envs.members_only.roster import AGENT_NAMES, make_agent
@@ -127,25 +127,13 @@ class TableSeats:
                        masks: np.ndarray) -> np.ndarray:
         """The reference-code bots' moves, each asked on its seat's view (bots of one kind together,
         as their ``act_batch`` allows)."""
-        groups: dict[Any, list[tuple[int, Any, Decision]]] = {}
+        agents, decisions = [], []
         for k, (g, seat) in enumerate(zip(rows.tolist(), seats.tolist())):
-            agent = self.agents[g, seat]
+            agents.append(self.agents[g, seat])
             mask = masks[k].copy()
-            decision = Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
-                                lambda o=observations[k]: o, lambda m=mask: m)
-            key = getattr(agent, "batch_key", None) or ("alone", id(agent))
-            groups.setdefault(key, []).append((k, agent, decision))
-        out = np.zeros(len(rows), np.int64)
-        for group in groups.values():
-            agents = [agent for _, agent, _ in group]
-            decisions = [decision for _, _, decision in group]
-            if len(group) > 1 and hasattr(type(agents[0]), "act_batch"):
-                chosen = type(agents[0]).act_batch(agents, decisions)
-            else:
-                chosen = [agent.act(decision) for agent, decision in zip(agents, decisions)]
-            for (k, _, _), action in zip(group, chosen):
-                out[k] = int(action)
-        return out
+            decisions.append(Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
+                                      lambda o=observations[k]: o, lambda m=mask: m))
+        return np.array(act_grouped(agents, decisions), np.int64)
 
     def _reference_bot(self, g: int, seat: int) -> HeuristicAgent:
         """The reference heuristic bot of game ``g``'s ``seat``: it settles the compiled code's near-ties."""

@@ -24,9 +24,10 @@ from club_envs.members_only.bots import HeuristicAgent
 from club_envs.members_only.compiled import compiled
 from club_envs.members_only.engine import BET, DISCARD, REVEAL
 from club_envs.members_only.rules import NUM_CARD_TYPES, NUM_CATEGORIES, NUM_SPACES, TRACK_MAX
-from club_envs.members_only.vector_engine import Rules, Tables, chip_multiplier, legal_mask
+from club_envs.members_only.vector_engine import Rules, Tables, chip_multiplier
 from club_envs.members_only.vector_heuristic import (
     NUM_COUNTS,
+    SEVERAL,
     TIE_MARGIN,
     UNCLEAR,
     Scratch,
@@ -36,6 +37,7 @@ from club_envs.members_only.vector_heuristic import (
     count_distribution,
     known_position,
     offset_distribution,
+    only_action,
     reference_choice,
     space_probabilities,
     track_value,
@@ -89,17 +91,11 @@ def heuristic_row(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray,
         out[NUM_CATEGORIES * NUM_SPACES + c] = expected / _MAX_COUNT
         for space in range(NUM_SPACES):
             out[c * NUM_SPACES + space] = p[c, space]
-    legal_mask(t, g, mask)
-    legal, first = 0, -1
-    for action in range(A.NUM_ACTIONS):
-        if mask[action]:
-            legal += 1
-            if first < 0:
-                first = action
-    if legal == 0 or t.current[g] != seat:
+    if t.current[g] != seat:  # not this seat's turn, or the game is over: no decision
         return -1
-    if legal == 1:
-        return first
+    single = only_action(t, g, mask)
+    if single != SEVERAL:
+        return single
     if phase == BET:
         all_bet_gains(t, r, g, seat, chip_cost, p, values)
         for action in range(A.NUM_BETS):
@@ -118,7 +114,7 @@ def heuristic_row(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray,
         if choice < 0:
             return choice
         return (A.REVEAL_BASE if phase == REVEAL else A.DISCARD_BASE) + choice
-    return first
+    return single
 
 
 @compiled

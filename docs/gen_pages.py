@@ -224,7 +224,8 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
     "league.pool_size": "snapshots kept (the newest); drawn as the stable-baselines3 trainer's `loss` scheme draws",
     "league.bots": "bots among the league's members (played in compiled code)",
     "league.bot_share": "the bots' joint share of the league's draws",
-    "anchor.bot": "whose choices the anchor pulls towards: `heuristic` (the exact bot) or `none`",
+    "anchor.bot": "whose choices the anchor pulls towards: `heuristic` (the exact bot), `belief` (the heuristic's "
+    "rule on the frozen belief model the `members_only_belief_inputs` read) or `none`",
     "anchor.coef": "weight of the cross-entropy to the anchor bot's choice at the start",
     "anchor.anneal_steps": "learner decisions over which that weight falls linearly to 0 (0: it stays)",
     "evaluation.every": "learner decisions between evaluations (on the batched engine); the best goes to `best/`",

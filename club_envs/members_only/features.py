@@ -21,13 +21,15 @@ whole batch. A policy sees the same numbers at a table (one decision at a time) 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
 from club_envs.members_only import actions as A
 from club_envs.members_only import beliefs
-from club_envs.members_only import heuristic_round
+from club_envs.members_only import heuristic_batch, heuristic_round
 from club_envs.members_only.bots import HeuristicAgent
 from club_envs.members_only.engine import View
 from club_envs.members_only.observer import SIZE
@@ -62,16 +64,22 @@ def heuristic_inputs_batch(observations: np.ndarray, views: Sequence[View], mask
     the whole round, :mod:`club_envs.members_only.heuristic_round`)."""
     obs = np.asarray(observations, dtype=np.float32)
     evaluation = heuristic_round.evaluate(views, masks, _BOT.chip_cost, _BOT.rival_weight)
-    extra = np.zeros((len(obs), HEURISTIC_SIZE - BELIEF_SIZE), dtype=np.float32)
+    extra = _evaluation_inputs(evaluation)
+    extra[~np.asarray(masks, dtype=bool).any(axis=1), _CHOICE] = 0.0  # no decision: no choice
+    return np.concatenate([obs, beliefs.count_features(evaluation.counts), extra], axis=1)
+
+
+def _evaluation_inputs(evaluation) -> np.ndarray:
+    """The bet gains (80), the card worths (10) and the choice one-hot (101) of an evaluation."""
+    extra = np.zeros((len(evaluation.choice), HEURISTIC_SIZE - BELIEF_SIZE), dtype=np.float32)
     extra[:, :A.NUM_BETS] = np.clip(evaluation.bets / _SCALE, -1.0, 1.0)
     asked = np.flatnonzero(~np.isnan(evaluation.cards).all(axis=1))  # reveals and discards with a choice
     if len(asked):  # each card in hand relative to the best one; -1 for the others
         worth = evaluation.cards[asked]
         relative = (worth - np.nanmax(worth, axis=1, keepdims=True)) / _SCALE
         extra[asked, _CARDS] = np.where(np.isnan(worth), -1.0, np.maximum(-1.0, relative))
-    extra[np.arange(len(obs)), _CHOICE.start + evaluation.choice] = 1.0
-    extra[~np.asarray(masks, dtype=bool).any(axis=1), _CHOICE] = 0.0  # no decision: no choice
-    return np.concatenate([obs, beliefs.count_features(evaluation.counts), extra], axis=1)
+    extra[np.arange(len(extra)), _CHOICE.start + evaluation.choice] = 1.0
+    return extra
 
 
 def prepare_heuristic_inputs(views: Sequence[View], masks: np.ndarray) -> None:
@@ -85,6 +93,49 @@ def belief_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> n
     return belief_inputs_batch(observations)
 
 
+# ``members_only_belief_inputs``: the exact beliefs, then what a learned belief model reads in the same
+# position -- its count features and the heuristic's bet gains and card worths on that belief -- but
+# not the choice any rule would make from them: the network decides. The model is a frozen copy of
+# the belief model shipped with the `members_only_belief` agent, kept beside this module so that a
+# policy trained on these inputs always reads the same numbers.
+BELIEF_MODEL_FILE = Path(__file__).with_name("belief_inputs.npz")
+LEARNED_SIZE = 2 * BELIEF_SIZE + A.NUM_BETS + NUM_CARD_TYPES
+
+
+@functools.lru_cache(maxsize=1)
+def belief_model():
+    """The frozen belief model the ``members_only_belief_inputs`` read (loaded once)."""
+    from club_envs.members_only.belief_model import BeliefModel
+
+    return BeliefModel.load(BELIEF_MODEL_FILE)
+
+
+def learned_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> np.ndarray:
+    return learned_inputs_batch(np.asarray(observation)[None], [view], np.asarray(mask)[None])[0]
+
+
+def learned_inputs_batch(observations: np.ndarray, views: Sequence[View], masks: np.ndarray) -> np.ndarray:
+    """``members_only_belief_inputs`` of a batch: the observation, its exact beliefs, then the learned
+    belief's count features, bet gains and card worths (as ``members_only_heuristic`` lays them out)."""
+    obs = np.asarray(observations, dtype=np.float32)
+    offsets = belief_model().predict(obs)
+    evaluation = heuristic_batch.evaluate(views, masks, _BOT.chip_cost, _BOT.rival_weight, offsets=offsets)
+    extra = _evaluation_inputs(evaluation)[:, : _CHOICE.start]
+    return np.concatenate([obs, beliefs.observation_beliefs(obs), beliefs.count_features(evaluation.counts), extra],
+                          axis=1)
+
+
+def learned_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> np.ndarray:
+    """``members_only_belief_inputs`` of rows of the batched engine: the model's forward pass for all
+    rows, the evaluation on its belief compiled (:mod:`club_envs.members_only.vector_features`)."""
+    from club_envs.members_only import vector_features  # numba's import only where the batched engine runs
+
+    obs = np.asarray(observations, dtype=np.float32)
+    offsets = belief_model().predict(obs)
+    learned = vector_features.learned_belief_extras(state.games, state.rows, state.seats, offsets)
+    return np.concatenate([obs, beliefs.observation_beliefs(obs), learned], axis=1)
+
+
 HEURISTIC_PREPARE_KEY = heuristic_round.key(_BOT.chip_cost, _BOT.rival_weight)
 
 # The two sets as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hooks).
@@ -95,3 +146,5 @@ HEURISTIC_INPUTS = {"obs_size": SIZE, "extra": HEURISTIC_SIZE, "transform": heur
                     "prepare": prepare_heuristic_inputs,
                     # on the batched engine: from its arrays, compiled (the module loads on first use)
                     "from_state": "club_envs.members_only.vector_features:heuristic_inputs_state"}
+LEARNED_INPUTS = {"obs_size": SIZE, "extra": LEARNED_SIZE, "transform": learned_inputs, "batch": learned_inputs_batch,
+                  "from_state": learned_inputs_state}

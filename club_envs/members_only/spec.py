@@ -29,6 +29,7 @@ SPEC = GameSpec(
         "vector_view": ".vector_views:view_of",
         "features:members_only_beliefs": ".features:BELIEF_INPUTS",
         "features:members_only_heuristic": ".features:HEURISTIC_INPUTS",
+        "features:members_only_belief_inputs": ".features:LEARNED_INPUTS",
         "presenter": "club_envs.play.members_only:MembersOnlyPresenter",
         "web_table": "club_envs.web.tables:members_only_table",
     },

@@ -74,9 +74,18 @@ def heuristic_row(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray,
     """The extra inputs of ``seat`` in game ``g`` (``out``: the 236 numbers after the observation),
     the choice one-hot left empty; returns the bot's choice, :data:`UNCLEAR` (the reference settles
     it) or -1 when the seat has no decision (no legal action: no choice)."""
-    out[:] = 0.0
     to_come = known_position(t, r, g, seat, unseen, shown)
     offset_distribution(unseen, to_come, offsets)
+    return evaluation_row(t, r, g, seat, chip_cost, rival_weight, mask, shown, offsets, counts, p, values, worth, out)
+
+
+@compiled
+def evaluation_row(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, rival_weight: float,
+                   mask: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray, p: np.ndarray,
+                   values: np.ndarray, worth: np.ndarray, out: np.ndarray) -> int:
+    """:func:`heuristic_row` from a given distribution of what the others will still show
+    (``offsets`` (5, 14): exact, or a learned belief's), ``shown`` the cards certain to be shown."""
+    out[:] = 0.0
     phase = t.phase[g]
     for c in range(NUM_CATEGORIES):
         base = shown[c] - shown[NUM_CATEGORIES + c]
@@ -132,6 +141,18 @@ def heuristic_rows(t: Tables, r: Rules, rows: np.ndarray, seats: np.ndarray, chi
             out[k, _CHOICE + choice] = 1.0
 
 
+@compiled
+def belief_rows(t: Tables, r: Rules, rows: np.ndarray, seats: np.ndarray, chip_cost: np.ndarray, rival_weight: float,
+                mask: np.ndarray, unseen: np.ndarray, shown: np.ndarray, offsets: np.ndarray, counts: np.ndarray,
+                p: np.ndarray, values: np.ndarray, worth: np.ndarray, out: np.ndarray) -> None:
+    """:func:`evaluation_row` of seat ``seats[k]`` in game ``rows[k]`` on the learned belief
+    ``offsets[k]`` into ``out[k]`` (the choice part left empty)."""
+    for k in range(rows.shape[0]):
+        known_position(t, r, rows[k], seats[k], unseen, shown)
+        evaluation_row(t, r, rows[k], seats[k], chip_cost, rival_weight, mask, shown, offsets[k], counts, p, values,
+                       worth, out[k])
+
+
 class HeuristicRows:
     """``members_only_heuristic``'s extra inputs for rows of a batched engine (work arrays kept)."""
 
@@ -155,6 +176,17 @@ class HeuristicRows:
 
 
 _ROWS = HeuristicRows()
+
+
+def learned_belief_extras(games, rows: np.ndarray, seats: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(K, 45 + 80 + 10) float32: the count features, bet gains and card worths of each row on its
+    learned belief ``offsets`` (K, 5, 14), in the layout of ``members_only_heuristic``'s first parts."""
+    s = _ROWS.scratch
+    rows, seats = np.asarray(rows, np.int64), np.asarray(seats, np.int64)
+    out = np.zeros((len(rows), HEURISTIC_SIZE), np.float64)
+    belief_rows(games.tables, games.rules, rows, seats, _ROWS.cost, float(_BOT.rival_weight), s.mask, s.unseen,
+                s.shown, np.ascontiguousarray(offsets, np.float64), _ROWS.counts, s.p, _ROWS.values, s.worth, out)
+    return out[:, :_CHOICE].astype(np.float32)
 
 
 def heuristic_inputs_state(observations: np.ndarray, masks: np.ndarray, state) -> np.ndarray:

@@ -335,7 +335,7 @@ ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
 # club_envs.training.table_ppo: every seat of every game a decision of the learner or of its league
 TABLE_PPO_GAMES = ("members_only",)  # the games with a batched multi-agent engine it trains on
 TABLE_PPO_BOTS = ("random", "heuristic", "heuristic_bold")  # league bots played in compiled code
-TABLE_PPO_ANCHORS = ("none", "heuristic")
+TABLE_PPO_ANCHORS = ("none", "heuristic", "belief")
 TABLE_PPO_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -366,7 +366,8 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
             "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
                        "minItems": 1, "maxItems": 4},
             "activation": {"enum": ["tanh", "relu"]},
-            "features": {"enum": ["none", "members_only_beliefs", "members_only_heuristic"]},
+            "features": {"enum": ["none", "members_only_beliefs", "members_only_heuristic",
+                                  "members_only_belief_inputs"]},
         }),
         "league": section({
             "share": _PROBABILITY,
@@ -707,7 +708,7 @@ def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:
         raise ConfigFileError(f"{source}: league.bot_share: {league['bot_share']} needs league.bots; allowed values: "
                               f"{', '.join(TABLE_PPO_BOTS)}")
     if anchor["coef"] > 0 and anchor["bot"] == "none":
-        raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} needs anchor.bot; allowed values: heuristic")
+        raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} needs anchor.bot; allowed values: heuristic, belief")
     players = table_sizes(game["num_players"])
     if ppo["games"] < len(players):
         raise ConfigFileError(f"{source}: ppo.games: {ppo['games']} cannot cover {len(players)} table sizes; "

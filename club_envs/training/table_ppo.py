@@ -20,7 +20,8 @@ and every decision the learner makes -- in every seat -- is a sample. One file, 
 3. **Advantages** by GAE along each chain (``ppo.gamma`` and ``ppo.gae_lambda`` per own decision).
 4. **Update**: ``ppo.epochs`` passes of clipped PPO over minibatches of ``ppo.minibatch``, advantages
    normalised over the rollout, entropy bonus ``ppo.entropy``, value loss ``ppo.value_coef``; with
-   ``anchor.coef`` > 0 also the cross-entropy to the anchor bot's choice (the exact heuristic's), its
+   ``anchor.coef`` > 0 also the cross-entropy to the anchor bot's choice (the exact heuristic's or the
+   belief agent's), its
    weight falling linearly to 0 over ``anchor.anneal_steps`` learner decisions (a pull that keeps the
    policy near a known-good one while its critic is still poor, then lets go).
 5. **League, evaluation, checkpoint** when due: snapshots into ``pool/player/`` (the pool file of the
@@ -121,6 +122,19 @@ def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     return torch.where(masks, logits, torch.full_like(logits, -1e9))
 
 
+def anchor_policy(bot: str):
+    """The anchor's choices as a batched policy (rows of the batched engine -> actions): the exact
+    heuristic's (compiled, its near-ties settled by the reference bot) or the belief agent's (the
+    heuristic's rule on the frozen belief model the ``members_only_belief_inputs`` read)."""
+    if bot == "belief":
+        from club_envs.members_only.belief_agent import BeliefAgent
+        from club_envs.members_only.features import belief_model
+
+        return BeliefAgent(belief_model(), name="anchor").batched()
+    rows = HeuristicRows()
+    return lambda observations, masks, state: rows(state.games, state.rows, state.seats)[:, -masks.shape[1]:].argmax(1)
+
+
 # --------------------------------------------------------------------------- the rollout buffer
 
 @dataclass
@@ -217,7 +231,7 @@ class TablePpo:
                        for n, c, s in zip(sizes, counts, table_seed.spawn(len(sizes)))]
         for table in self.tables:
             self._draw(table, np.arange(table.num_games))
-        self.anchor_rows = HeuristicRows() if settings.anchor.coef > 0 else None
+        self.anchor = anchor_policy(settings.anchor.bot) if settings.anchor.coef > 0 else None
         self.scratch = Scratch()
         self.marks = {name: self.steps // every for name, every in (
             ("snapshot", league.snapshot_every), ("eval", settings.evaluation.every),
@@ -295,8 +309,8 @@ class TablePpo:
                 chosen = dist.sample()
                 logp = dist.log_prob(chosen).numpy()
                 values = self.critic(torch.from_numpy(c)).numpy()
-            anchors = self._anchor_actions(table, mine, seats) if self.anchor_rows is not None else \
-                np.full(len(mine), -1, np.int64)
+            anchors = np.full(len(mine), -1, np.int64) if self.anchor is None else np.asarray(
+                self.anchor(step.observation[mine], masks, GameRows(table.game.games, mine, seats)), np.int64)
             index = buffer.add(x, c, masks, chosen.numpy(), logp, values, anchors)
             actions[mine] = chosen.numpy()
             next_index.extend([-1] * len(mine))
@@ -364,11 +378,6 @@ class TablePpo:
             bot = BOTS[opponent]
             return np.array([choose(table.game.games, int(g), bot, self.scratch)[0] for g in rows], np.int64)
         return opponent(step.observation[rows], masks, GameRows(table.game.games, rows, seats))
-
-    def _anchor_actions(self, table: Table, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """The anchor bot's choice at each of the learner's decisions (the exact heuristic's)."""
-        extra = self.anchor_rows(table.game.games, rows, seats)
-        return extra[:, -self.actions:].argmax(axis=1)
 
     # ------------------------------------------------------------------ 3-4. advantages and the update
     def update(self, buffer: Rollout, links: dict[str, np.ndarray]) -> dict[str, float]:

@@ -100,6 +100,12 @@ def test_the_anchor_pulls_the_policy_towards_the_heuristics_choices(tmp_path):
         losses.append(trainer.update(buffer, links)["anchor_loss"])
         trainer.steps += buffer.size
     assert np.mean(losses[-3:]) < 0.6 * losses[0], losses
+    belief = TablePpo(settings(network={"hidden": [16], "features": "members_only_belief_inputs"},
+                               anchor={"bot": "belief", "coef": 1.0}), tmp_path / "b", {}, Reporter.quiet())
+    buffer, _ = belief.rollout()
+    data = buffer.arrays()
+    assert (data["anchors"] >= 0).all() and data["masks"][np.arange(buffer.size), data["anchors"]].all(), \
+        "the belief agent's choices, legal, at every decision"
     annealed = settings(anchor={"bot": "heuristic", "coef": 2.0, "anneal_steps": 1000})
     trainer = TablePpo(annealed, tmp_path / "a", {}, Reporter.quiet())
     trainer.steps = 250

@@ -21,7 +21,7 @@ from tests.differential import LONG, NO_JIT, passes_without_jit
 def test_inputs_from_the_arrays_are_the_inputs_from_the_view(players, name):
     FEATURES = get_features(name)
     games = 8 if NO_JIT else (256 if LONG else 48)
-    steps = 25 if NO_JIT else 200
+    steps = 25 if NO_JIT else (200 if name == "members_only_heuristic" else 60)  # the reference reads cost more
     env = gymnasium.make_vec("club_envs/MembersOnly-v0", num_envs=games, vectorization_mode="vector_entry_point",
                              num_players=players, opponents="heuristic", seat="random").unwrapped
     obs, _ = env.reset(seed=players)

@@ -39,7 +39,12 @@ def test_batched_inputs_equal_the_inputs_of_each_decision(name):
     batched = spec.transform_batch(observations, views, masks)
     one_by_one = np.stack([spec.transform(o, v, m) for o, v, m in zip(observations, views, masks)])
     assert batched.shape == (len(views), spec.obs_size + spec.extra)
-    assert np.array_equal(batched, one_by_one)
+    if name == "members_only_belief_inputs":
+        # a belief model's forward pass rounds differently for a batch than for one row (the matrix
+        # product's kernel changes with its shape): the same numbers to float32 rounding, not bit for bit
+        np.testing.assert_allclose(batched, one_by_one, rtol=0, atol=1e-5)
+    else:
+        assert np.array_equal(batched, one_by_one)
 
 
 def test_a_policy_draws_what_numpys_choice_draws():

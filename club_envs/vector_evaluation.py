@@ -60,7 +60,9 @@ def play_games(game: str, num_players: int, learner: BatchedPolicy, opponent: An
     """``games`` games of ``learner`` against ``opponent``, balanced over the learner's seats (or
     its side's roles), each played once to its end."""
     spec = get_spec(game)
-    for bot in [opponent] if isinstance(opponent, str) else (opponent if isinstance(opponent, list) else []):
+    named = [opponent] if isinstance(opponent, str) else opponent if isinstance(opponent, list) else \
+        list(opponent.values()) if isinstance(opponent, dict) else []
+    for bot in named:
         if isinstance(bot, str) and not available(game, bot):
             raise ValueError(f"{spec.name}'s batched engine does not play {bot!r}")
     seatings = _seatings(num_players, learner, opponent, role_side)
@@ -99,7 +101,12 @@ def _seatings(num_players: int, learner: BatchedPolicy, opponent: str,
         return [({"seat": s}, opponent) for s in range(num_players)]
     mine = [r for r, side in role_side.items() if side == "learner"]
     role = mine[0]
-    return [({"role": role}, {r: (learner if side == "learner" else opponent) for r, side in role_side.items() if r != role})]
+
+    def other(r: str) -> Any:  # a one-role-per-entry opponent (an agent's roles) or one for all
+        return opponent[r] if isinstance(opponent, dict) else opponent
+
+    return [({"role": role}, {r: (learner if side == "learner" else other(r)) for r, side in role_side.items()
+                              if r != role})]
 
 
 def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -> list[Finished]:

@@ -1,4 +1,4 @@
-"""``club-envs train CONFIG [--resume RUN_DIR]``: self-play training from a YAML config.
+"""``club-envs train CONFIG [--resume RUN_DIR | --start-from RUN_DIR]``: self-play training from a YAML config.
 
 Every trainer runs from here: the config picks it (MaskablePPO, :mod:`club_envs.training.train`; a
 ``recipe:`` picks belief iteration, :mod:`club_envs.training.belief` or
@@ -27,6 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, default=None, dest="config_option", metavar="CONFIG",
                    help="the same as CONFIG")
     p.add_argument("--resume", type=Path, default=None, help="continue the run in this folder from its last checkpoint")
+    p.add_argument("--start-from", type=Path, default=None, metavar="RUN_DIR",
+                   help="a new run of CONFIG that starts with this run folder's newest learners, snapshot pools "
+                        "and step counts (MaskablePPO self-play; same game, network and critic)")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where new run folders go (default runs/)")
     shown = p.add_mutually_exclusive_group()
     shown.add_argument("--no-progress", action="store_true",
@@ -52,5 +55,5 @@ def run(args: argparse.Namespace) -> int:
 
         check_output_folder(args.runs_dir, "--runs-dir")
     report = Reporter.quiet() if args.quiet else Reporter(bars=not args.no_progress)
-    train(config, resume=args.resume, runs_dir=args.runs_dir, progress=report)
+    train(config, resume=args.resume, runs_dir=args.runs_dir, progress=report, start_from=args.start_from)
     return 0

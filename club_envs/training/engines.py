@@ -69,7 +69,7 @@ def resolve(settings: SelfPlayConfig, state: dict) -> tuple[str, str]:
     """``(engine, why)`` for a run of ``settings`` whose ``state.json`` holds ``state``."""
     if "engine" in state:
         return state["engine"], "the engine this run started with"
-    if state.get("steps"):
+    if state.get("steps") and "started_from" not in state:  # a run started from another picks afresh
         return REFERENCE, "a run folder from before envs.engine: the one-game environments it started with"
     asked = settings.envs.engine
     if asked == REFERENCE:

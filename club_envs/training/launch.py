@@ -22,10 +22,12 @@ from club_envs.training.progress import Reporter
 
 
 def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: Path = Path("runs"),
-        progress: bool | Reporter = True, kind: type | None = None) -> Path:
+        progress: bool | Reporter = True, kind: type | None = None, start_from: Path | None = None) -> Path:
     """Train from ``config_path`` (a file or an example's name) in a new run folder under ``runs_dir``,
     or go on with the run folder ``resume``; returns the run folder. ``kind`` reads the config as
-    that class's (a trainer's own command line); by default its ``recipe`` and ``backend`` decide."""
+    that class's (a trainer's own command line); by default its ``recipe`` and ``backend`` decide.
+    ``start_from``: a run folder whose learners the new run starts with (trainers that have
+    ``start_from(settings, run_dir, source)``: MaskablePPO self-play)."""
     report = Reporter.of(progress)
     source = run_folder.config_file(config_path, resume)
     settings = configs.load(source, kind)
@@ -34,9 +36,18 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         trainer = importlib.import_module(settings.TRAINER)
     except ModuleNotFoundError as exc:  # the 'train' extra is not installed
         raise ValueError(f"training needs the 'train' extra (pip install 'club-envs[train]'): {exc}") from None
+    if start_from is not None and (resume is not None or not hasattr(trainer, "start_from")):
+        raise ValueError("--start-from starts a new MaskablePPO self-play run (a config without recipe or backend), "
+                         "not a --resume" if resume is not None else
+                         f"--start-from works with MaskablePPO self-play configs; this config trains with {settings.TRAINER}")
+    if start_from is not None:
+        trainer.check_start(settings, Path(start_from))
     check = getattr(trainer, "check_before_run", None)
     if check is not None:
         check(settings, resuming=resume is not None)
     run_dir, state = run_folder.open_run(settings.raw, source, resume, runs_dir)
     report.say(f"resuming {run_dir}" if resume is not None else f"new run in {run_dir}")
+    if start_from is not None:
+        state = trainer.start_from(settings, run_dir, Path(start_from))
+        report.say(f"starting from the learners of {start_from} at steps {state['started_from']['steps']}")
     return trainer.train(settings, run_dir, state, report)

@@ -2,6 +2,7 @@
 
     club-envs train configs/members_only_4p.yaml
     club-envs train --resume runs/members_only_4p-20260101-120000
+    club-envs train configs/arkham_neural_population.yaml --start-from runs/arkham_neural-20260101-120000
 
 A run folder ``runs/<config name>-<time>/`` holds:
 
@@ -18,6 +19,11 @@ are drawn from its pool. Arkham Decoders Club has two sides, ``team`` and ``blac
 own policy (the team policy sees its role in the observation and plays leader, members and
 Investigator); they learn in alternating phases of ``selfplay.phase_steps`` steps, each against the
 other's pool of frozen snapshots (the team's fellow seats are drawn from the team pool).
+
+``--start-from RUN_DIR`` starts a new run of a config from where another run stopped: its newest
+learners, snapshot pools and step counts (a curriculum: the same networks, a new population or new
+settings). What was measured (evaluations, best policies, the engine) starts afresh; the two configs
+must agree on what the learners are (game, network, features, critic).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import functools
 import json
 import os
 import random
+import shutil
 import signal
 import sys
 import time
@@ -46,7 +53,8 @@ from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, U
 from club_envs.training.launch import run
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
 from club_envs.training.progress import Reporter
-from club_envs.training.run_folder import save_state
+from club_envs.training import config as configs
+from club_envs.training.run_folder import CONFIG_FILE, existing_folder, read_state, save_state
 from club_envs.training.selfplay import FeatureObservation, PrivilegedObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.settings import SelfPlayConfig
@@ -81,6 +89,55 @@ def export_policy(model: MaskablePPO, settings: SelfPlayConfig, side: str, path:
 
 def latest_checkpoint(run_dir: Path, side: str) -> list[Path]:
     return sorted((run_dir / "checkpoints").glob(f"{side}-*.zip"), reverse=True)
+
+
+# What a run started from another one must share with it: the learners' own shape.
+START_FROM_KEYS = (("game", "name"), ("network",), ("algorithm", "critic"))
+
+
+def check_start(settings: SelfPlayConfig, source: Path) -> None:
+    """Refuse ``--start-from source`` (one line naming the difference) before any folder is made:
+    ``source`` must be a run folder of learners of this config's shape, with a checkpoint per side."""
+    existing_folder(source, CONFIG_FILE)
+    theirs = configs.load(source / CONFIG_FILE).raw
+    for keys in START_FROM_KEYS:
+        mine, other = settings.raw, theirs
+        for key in keys:
+            mine, other = (mine or {}).get(key), (other or {}).get(key)
+        if mine != other:
+            raise configs.ConfigFileError(f"--start-from {source}: {'.'.join(keys)} is {other!r} there and {mine!r} in "
+                                          "this config; a run can only start from learners of the same shape")
+    for side in games.side_names(settings.game.name):
+        if not latest_checkpoint(source, side):
+            raise FileNotFoundError(f"--start-from {source}: no checkpoint of {side} in {source / 'checkpoints'}")
+
+
+def start_from(settings: SelfPlayConfig, run_dir: Path, source: Path) -> dict:
+    """Copy the newest checkpoint of each side and the snapshot pools of the run folder ``source``
+    into the new ``run_dir``; the state to start with (the source's step counts and phase)."""
+    check_start(settings, source)
+    sp = settings.selfplay
+    old = read_state(source)
+    (run_dir / "checkpoints").mkdir(exist_ok=True)
+    for side in games.side_names(settings.game.name):
+        for ckpt in latest_checkpoint(source, side)[:KEEP_CHECKPOINTS]:  # the one before, if the newest is torn
+            shutil.copy2(ckpt, run_dir / "checkpoints" / ckpt.name)
+        pool = SnapshotPool(run_dir / "pool" / side, sp.scheme, list(sp.bots), sp.bot_share, sp.pool_size)
+        if (source / "pool" / side / "pool.json").is_file():
+            copy_snapshots(SnapshotPool(source / "pool" / side, sp.scheme, [], sp.bot_share, sp.pool_size), pool)
+    state = {key: old[key] for key in ("steps", "phase", "phase_done") if key in old}
+    state["started_from"] = {"run": str(source), "steps": dict(old.get("steps", {}))}
+    save_state(run_dir, state)
+    return state
+
+
+def copy_snapshots(source: SnapshotPool, pool: SnapshotPool) -> None:
+    """The frozen snapshots of ``source`` into the new ``pool``, which keeps its own bots (this
+    config's population); their game counts start at zero, as the population they meet is new."""
+    for member in source.snapshots():
+        shutil.copy2(source.folder / member["path"], pool.folder / member["path"])
+        pool.members.append({**member, "games": 0, "learner_wins": 0.0})
+    pool.write()
 
 
 def check_before_run(settings: SelfPlayConfig, resuming: bool) -> None:
@@ -268,7 +325,8 @@ class SelfPlayLoop:
                 model.logger.record(key, value)
             model.logger.dump(self.steps[s])
         save_state(self.run_dir, {"steps": self.steps, "phase": self.phase, "phase_done": self.phase_done,
-                                  "best": self.best, "seconds": self.seconds(), "engine": self.state["engine"]})
+                                  "best": self.best, "seconds": self.seconds(), "engine": self.state["engine"],
+                                  **{k: self.state[k] for k in ("started_from",) if k in self.state}})
 
     def seconds(self) -> float:
         return self.state.get("seconds", 0.0) + time.perf_counter() - self.started

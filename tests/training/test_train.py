@@ -76,6 +76,41 @@ def test_resume_continues_from_the_last_checkpoint_with_the_pool_intact(smoke_ru
         assert max(m.get("step", -1) for m in members) >= max(int(i[5:14]) for i in ids if i.startswith("snap-"))
 
 
+def test_start_from_takes_the_learners_snapshots_and_steps_with_the_new_population(smoke_run, tmp_path):
+    _, source = smoke_run
+    before = json.loads((source / "state.json").read_text())
+    cfg = yaml.safe_load((source / "config.yaml").read_text())
+    cfg["selfplay"]["bots"] = ["random"]  # a new population
+    cfg["budget"]["total_steps"] = sum(before["steps"].values()) + 256
+    config = tmp_path / "next.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    run_dir = trainer.run(config, runs_dir=tmp_path / "runs", progress=False, start_from=source)
+    state = json.loads((run_dir / "state.json").read_text())
+    assert state["started_from"] == {"run": str(source), "steps": before["steps"]}
+    assert all(state["steps"][s] >= before["steps"][s] for s in before["steps"])
+    assert sum(state["steps"].values()) >= sum(before["steps"].values()) + 256
+    for side in before["steps"]:
+        theirs = {m["id"] for m in json.loads((source / "pool" / side / "pool.json").read_text())["members"]}
+        mine = json.loads((run_dir / "pool" / side / "pool.json").read_text())["members"]
+        assert {m["id"] for m in mine if m["kind"] == "bot"} == {"bot:random"}  # this config's bots, not the source's
+        kept = {m["id"] for m in mine if m["kind"] == "snapshot"} & {i for i in theirs if i.startswith("snap-")}
+        assert kept  # the source's snapshots went on (the oldest may leave through pool_size)
+    assert json.loads((source / "state.json").read_text()) == before  # the source run is left as it was
+
+
+def test_start_from_a_run_of_another_shape_is_refused_before_any_folder_is_made(smoke_run, tmp_path):
+    _, source = smoke_run
+    cfg = yaml.safe_load((source / "config.yaml").read_text())
+    cfg["network"]["hidden"] = [7]
+    config = tmp_path / "other.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    with pytest.raises(ValueError, match=r"--start-from .*network is .* there and .*hidden.*: \[7\].* same shape"):
+        trainer.run(config, runs_dir=tmp_path / "runs", progress=False, start_from=source)
+    assert not (tmp_path / "runs").exists()
+    with pytest.raises(FileNotFoundError, match="not a run folder"):
+        trainer.run(config, runs_dir=tmp_path / "runs", progress=False, start_from=tmp_path)
+
+
 def test_trained_policy_is_evaluated_by_the_cli(smoke_run, tmp_path):
     from club_envs.cli import main
 

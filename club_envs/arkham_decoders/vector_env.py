@@ -21,7 +21,9 @@ the Black Man). The games run on :mod:`club_envs.arkham_decoders.vector_engine`.
 * ``opponents`` (:mod:`club_envs.arkham_decoders.vector_lineup`): ``"random"`` (uniformly random
   legal moves, drawn per game) or ``"heuristic"`` (the bot of :mod:`club_envs.arkham_decoders.bots`,
   the same decisions, played in compiled code by :mod:`club_envs.arkham_decoders.vector_heuristic`),
-  a batched policy (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 409),
+  any other built-in bot by name (the style families, the held-out bots: its reference code, a new
+  one per game and seat, on the seat's view -- the same decisions at the bot's own speed), a batched
+  policy (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 409),
   masks (K, 30)) -> actions (K,)``, or with ``reads_state = True`` also handed the
   :class:`~club_envs.agents.batched.GameRows` of its rows -- e.g. to compute its
   ``arkham_heuristic`` inputs with :func:`club_envs.arkham_decoders.vector_features.heuristic_inputs_rows`;
@@ -70,6 +72,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from club_envs.agents.base import Decision, act_grouped
 from club_envs.agents.batched import GameRows, ask, checked_answer
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.env import REWARD_MODES
@@ -77,7 +80,9 @@ from club_envs.arkham_decoders.gym_env import LEARNER_ROLES, MAX_DEALS
 from club_envs.arkham_decoders.rules import ROLES, Config
 from club_envs.arkham_decoders.vector_engine import VectorGames, check_action_array, describe_illegal, first_illegal
 from club_envs.arkham_decoders.vector_heuristic import Scratch, reference_choice
-from club_envs.arkham_decoders.vector_lineup import GameLineups, Group
+from club_envs.arkham_decoders.roster import AGENT_NAMES, make_agent
+from club_envs.arkham_decoders.vector_lineup import AGENT, POLICY, GameLineups, Group
+from club_envs.arkham_decoders.vector_views import view_of
 from club_envs.arkham_decoders.vector_observer import VectorObserver
 from club_envs.arkham_decoders.vector_records import ActionLog, game_record
 from club_envs.arkham_decoders.vector_turns import (
@@ -91,14 +96,14 @@ from club_envs.arkham_decoders.vector_turns import (
     play_given,
 )
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
-from club_envs.vector_rng import seed_states
+from club_envs.vector_rng import draw, seed_states
 
 
 class ArkhamDecodersVectorEnv(VectorEnv):
     """N games of the single-agent Arkham Decoders Club view (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
-    OPPONENT_BOTS = ("random", "heuristic")  # the bots it seats besides batched policies (compiled)
+    OPPONENT_BOTS = AGENT_NAMES  # the bots it seats besides batched policies (random, heuristic compiled)
 
     def __init__(
         self,
@@ -136,6 +141,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         self.games = VectorGames(self.config, self.num_envs, seed=0)
         self.seats = np.zeros(self.num_envs, np.int64)
         self._states = seed_states(0, self.num_envs)
+        self._bot_states = seed_states(1, self.num_envs)
         self._scratch = Scratch()
         self._tally = np.zeros(2, np.int64)
         self._everywhere = np.ones(self.num_envs, np.bool_)
@@ -143,6 +149,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         self._unclear = np.zeros(self.num_envs, np.bool_)
         self._rewards = np.zeros(self.num_envs, np.float64)
         self._obs = np.zeros((self.num_envs, self.observer.size), np.float32)
+        self._agents: dict[tuple[int, int], Any] = {}  # (game, seat) -> the reference bot playing it this game
         # Called with the bool mask of the games about to be dealt anew, before the deal: where a trainer
         # reads a finished game's last position and seats the next game's opponents (see the docstring).
         self.before_deal: Callable[[np.ndarray], None] | None = None
@@ -150,9 +157,10 @@ class ArkhamDecodersVectorEnv(VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """New games everywhere (``seed``: the deals and the opponents' moves of every game)."""
         super().reset(seed=seed)
-        deals, moves = np.random.SeedSequence(seed).spawn(2)
+        deals, moves, bots = np.random.SeedSequence(seed).spawn(3)  # the first two as before reference bots came
         self.games.tables.rng[:] = seed_states(deals, self.num_envs)
         self._states[:] = seed_states(moves, self.num_envs)
+        self._bot_states[:] = seed_states(bots, self.num_envs)  # the reference bots' seeds: the moves' own stream untouched
         everywhere = np.ones(self.num_envs, np.bool_)
         if self.before_deal is not None:
             self.before_deal(everywhere)
@@ -197,6 +205,10 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         snapshot without building a new environment, or seats each new game's draw from its pool.
         The other games keep theirs."""
         self.lineups.set(opponents, games)
+        if self._agents:  # reference bots of the games given are built anew, by the new names
+            chosen = np.zeros(self.num_envs, np.bool_)
+            chosen[np.arange(self.num_envs) if games is None else games] = True
+            self._agents = {key: agent for key, agent in self._agents.items() if not chosen[key[0]]}
 
     def action_masks(self) -> np.ndarray:
         """(N, 30) bool: the learner's legal actions in every game."""
@@ -217,6 +229,8 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         games, todo = self.games, which.copy()
         for _ in range(MAX_DEALS):
             deal_games(games.tables, games.rules, todo, self._role_code, self.seats, self._log.counts)
+            if self._agents:  # the reference bots of the last games leave with them
+                self._agents = {key: agent for key, agent in self._agents.items() if not todo[key[0]]}
             self._drive(todo)
             todo &= games.is_over
             if not todo.any():
@@ -238,10 +252,15 @@ class ArkhamDecodersVectorEnv(VectorEnv):
             actions = np.zeros(self.num_envs, np.int64)
             masks = self.games.legal_masks()
             asking = np.flatnonzero(waiting & ~self._unclear)
-            groups = self.lineups.group[asking, self._waiting[asking]]
+            kinds = self.lineups.kinds[asking, self._waiting[asking]]
+            policies = asking[kinds == POLICY]
+            groups = self.lineups.group[policies, self._waiting[policies]]
             for number in np.unique(groups):
-                rows = asking[groups == number]
+                rows = policies[groups == number]
                 actions[rows] = self._ask(self.lineups.groups[int(number)], rows, masks)
+            agents = asking[kinds == AGENT]
+            if len(agents):
+                actions[agents] = self._ask_agents(agents, masks)
             for g in np.flatnonzero(waiting & self._unclear):
                 actions[g] = reference_choice(self.games, int(g), masks[g])
             play_given(self.games.tables, self.games.rules, waiting, actions, self._log.actions, self._log.counts)
@@ -261,6 +280,27 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         observations = self.observer.observe_games(self.games, rows, seats)
         answer = ask(group.policy, observations, legal, GameRows(self.games, rows, seats))
         return checked_answer(group.name, answer, legal, rows, seats)
+
+    def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one
+        kind together, as their ``act_batch`` allows). A game's bot is built when it first moves --
+        one per game and seat, reset with that seat and a seed from the game's generator, as the
+        one-game environment seats a new bot every game."""
+        agents, decisions = [], []
+        for g in rows.tolist():
+            seat = int(self.games.tables.current[g])
+            agent = self._agents.get((g, seat))
+            if agent is None:
+                name = self.lineups.names[g, int(self._waiting[g])]
+                seed = int(draw(self._bot_states, g, 2**31 - 1))
+                agent = self._agents[g, seat] = make_agent(name, self.config, seed=seed)
+                agent.reset(seat, seed)
+            agents.append(agent)
+            mask = masks[g].copy()
+            decisions.append(Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
+                                      lambda g=g, seat=seat: self.observer.observe_games(
+                                          self.games, np.array([g]), np.array([seat]))[0], lambda mask=mask: mask))
+        return np.array(act_grouped(agents, decisions), np.int64)
 
     # ------------------------------------------------------------------ records and infos
 

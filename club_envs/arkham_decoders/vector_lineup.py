@@ -9,6 +9,11 @@ per other seat, clockwise from the learner (opponent ``i`` sits at seat ``(learn
 or a dict ``{role: one of those}`` for the roles leader, member, investigator and black_man (the
 learner's own role may be left out), which seats each game's opponents by the roles it deals.
 
+Every other built-in bot (:mod:`club_envs.arkham_decoders.roster`: the style families, the held-out
+bots) is the reference bot itself, a new one per game and seat as at a one-game table, asked on the
+seat's view rebuilt from the arrays (:mod:`club_envs.arkham_decoders.vector_views`): the same
+decisions, at the reference bot's speed.
+
 Each game has its own line-up (:class:`GameLineups`): a trainer that draws every game's opponents
 from a pool when the game starts sets them for that game alone. Every distinct policy object is one
 group, asked once per round of moves for all the games and seats in which it is to move.
@@ -22,11 +27,12 @@ from typing import Any
 import numpy as np
 
 from club_envs.agents.batched import BatchedPolicy, Group, PolicyGroups, policy_name
+from club_envs.arkham_decoders.roster import AGENT_NAMES
 from club_envs.arkham_decoders.rules import ROLES
 from club_envs.arkham_decoders.vector_engine import MAX_SEATS
 from club_envs.errors import ConfigError
 
-RANDOM, HEURISTIC, POLICY, NOBODY = 0, 1, 2, 3  # slot kinds, as the compiled driver reads them
+RANDOM, HEURISTIC, POLICY, NOBODY, AGENT = 0, 1, 2, 3, 4  # slot kinds, as the compiled driver reads them
 NAMED = {"random": RANDOM, "heuristic": HEURISTIC}  # the bots the batched engine plays itself
 NO_GROUP = -1
 # A line-up's slots: one per other seat (clockwise from the learner), or one per role (ROLES order).
@@ -34,8 +40,8 @@ SLOTS = max(MAX_SEATS - 1, len(ROLES))
 
 
 class Lineup:
-    """One line-up: per slot a kind (RANDOM, HEURISTIC, POLICY, or NOBODY for the learner's own
-    role in a dict), the policy of a POLICY slot and the controller name written in records;
+    """One line-up: per slot a kind (RANDOM, HEURISTIC, POLICY, AGENT -- a reference bot by name --,
+    or NOBODY for the learner's own role in a dict), the policy of a POLICY slot and the controller name written in records;
     ``by_role`` says whether the slots are roles or seats clockwise from the learner. Raises
     :class:`ConfigError` naming what the vector environment can play when an entry is none of
     those."""
@@ -60,12 +66,14 @@ class Lineup:
             if isinstance(item, str) and item.strip().lower() in NAMED:
                 self.names[slot] = item.strip().lower()
                 self.kinds[slot] = NAMED[self.names[slot]]
+            elif isinstance(item, str) and item.strip().lower() in AGENT_NAMES:
+                self.kinds[slot], self.names[slot] = AGENT, item.strip().lower()
             elif callable(item) and not isinstance(item, (str, type)):
                 self.kinds[slot], self.names[slot], self.policies[slot] = POLICY, policy_name(item), item
             else:
                 raise ConfigError(
-                    f"opponent {item!r} is not available in the vector environment; expected one of "
-                    f"{', '.join(NAMED)} or a batched policy (observations, action_masks) -> actions, a list of "
+                    f"opponent {item!r} is not available in the vector environment; expected a bot "
+                    f"({', '.join(AGENT_NAMES)}; compiled: {', '.join(NAMED)}) or a batched policy (observations, action_masks) -> actions, a list of "
                     "those per other seat or a dict role -> one of those (other opponents: vectorization_mode='sync')"
                 )
 
@@ -85,7 +93,7 @@ class GameLineups:
     """The opponents of every game: what the compiled driver reads -- ``by_role`` (N,) whether a
     game's slots are roles, ``kinds`` (N, SLOTS) RANDOM, HEURISTIC, POLICY or NOBODY, ``group``
     (N, SLOTS) the policy group of a POLICY slot (else :data:`NO_GROUP`) -- and ``names`` (N,
-    SLOTS), the controller names written in records. ``groups`` maps a group number to its
+    SLOTS), the controller names written in records (an AGENT slot's bot is built by name from them). ``groups`` maps a group number to its
     :class:`Group`; a policy no game seats any more is let go."""
 
     def __init__(self, spec: Any, num_players: int, num_games: int, learner_role: str) -> None:
@@ -138,4 +146,4 @@ def _selection(games: Any, num_games: int) -> np.ndarray:
     return games.astype(np.int64)
 
 
-__all__ = ["GameLineups", "Group", "HEURISTIC", "Lineup", "NO_GROUP", "NOBODY", "POLICY", "RANDOM", "SLOTS"]
+__all__ = ["AGENT", "GameLineups", "Group", "HEURISTIC", "Lineup", "NO_GROUP", "NOBODY", "POLICY", "RANDOM", "SLOTS"]

@@ -90,8 +90,8 @@ def test_the_sync_mode_still_gives_one_game_environments():
 
 
 def test_bad_options_are_named():
-    with pytest.raises(ConfigError, match="opponent 'arkham_style_bold' is not available .*random, heuristic.*sync"):
-        make(2, opponents="arkham_style_bold")
+    with pytest.raises(ConfigError, match="opponent 'someone' is not available .*compiled: random, heuristic.*sync"):
+        make(2, opponents="someone")
     with pytest.raises(ConfigError, match="role"):
         make(2, role="advisor")
     with pytest.raises(ConfigError, match="roles"):

@@ -144,6 +144,10 @@ CASES = {  # (options, opponents, the opponents of every other game, or None)
     "6p-black-man-by-seat": ({"num_players": 6, "role": "black_man"},
                              ["features", "heuristic", "hash", "random", "heuristic"], None),
     "5p-member-per-game": ({"num_players": 5, "role": "member", "insanity_penalty": 0}, "heuristic", WITH_FEATURES),
+    # a bot played by its reference code on the seat's view (deterministic, so the games must agree)
+    "5p-investigator-reference-bots": ({"num_players": 5, "role": "investigator"},
+                                       {"leader": "holdout_greedy", "member": "heuristic", "black_man": "holdout_greedy"},
+                                       ["holdout_greedy", "random", "heuristic", "holdout_greedy"]),
 }
 
 
@@ -262,8 +266,9 @@ def test_a_policy_answer_that_is_illegal_or_misshapen_names_the_game_the_seat_an
 
 
 def test_line_ups_the_vector_environment_cannot_play_are_refused_by_name():
-    with pytest.raises(ConfigError, match="opponent 'arkham_style_mix' is not available.*random, heuristic.*sync"):
-        make(2, opponents="arkham_style_mix")
+    with pytest.raises(ConfigError, match="opponent 'ismcts' is not available.*arkham_style_mix.*holdout_counter.*"
+                                          "compiled: random, heuristic.*sync"):
+        make(2, opponents="ismcts")
     with pytest.raises(ConfigError, match="lists 2 opponents; 5 players need 4"):
         make(2, num_players=5, opponents=["heuristic", "random"])
     with pytest.raises(ConfigError, match="unknown role 'advisor'"):
@@ -276,6 +281,37 @@ def test_line_ups_the_vector_environment_cannot_play_are_refused_by_name():
         envs.set_opponents("random", games=[0, 4])
     with pytest.raises(ConfigError, match=r"mask of shape \(3,\); expected \(4,\)"):
         envs.set_opponents("random", games=np.array([True, False, True]))
+
+
+def test_any_built_in_bot_plays_by_its_reference_code_one_per_game_and_seat():
+    """Bots the compiled code does not play (style and held-out bots, drawing at random) are their
+    reference selves on each seat's view: legal moves, records that replay, controllers named, the
+    same games for the same seed -- and a new bot per game and seat, as at a one-game table."""
+    spec = {"leader": "arkham_style_mix", "member": "holdout_impostor", "investigator": "arkham_style_noisy",
+            "black_man": "holdout_counter"}
+
+    def play(seed):
+        envs = make(6, num_players=6, role="any", opponents=spec, keep_records=True)
+        envs.reset(seed=seed)
+        rng, kept, built = np.random.default_rng(seed), [], set()
+        while len(kept) < 12:
+            info = envs.step(np.array([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()]))[4]
+            built |= {id(agent) for agent in envs._agents.values()}
+            assert all(0 <= g < 6 and 0 <= seat < 6 for g, seat in envs._agents)
+            if "record" in info:
+                kept += list(info["record"][info["_record"]])
+        return kept, built
+
+    kept, built = play(3)
+    assert len(built) > 6 * 5  # more bots than seats: each new game seats new ones
+    for record in kept:
+        records.validate(record)
+        assert replay(record) == record["result"]
+        for seat in record["seats"]:
+            if seat["controller"] != "learner":
+                assert seat["controller"] == spec[seat["role"]]
+    assert [r["events"] for r in play(3)[0]] == [r["events"] for r in kept]
+    assert [r["events"] for r in play(4)[0]] != [r["events"] for r in kept]
 
 
 def test_the_heuristic_opponents_decide_in_compiled_code_and_hand_back_only_near_ties():

@@ -50,6 +50,7 @@ LAYERS = {
     "club_envs.agents": 2, "club_envs.search": 2, "club_envs.evaluation": 2, "club_envs.evaluation_pools": 2,
     "club_envs.sb3": 2,  # stable-baselines3's view of the vector environments
     "club_envs.vector_evaluation": 2,  # series of games on the batched engines
+    "club_envs.departures": 2,  # where an agent departs from a bot, and what that gains
     # 3: the applications
     "club_envs.store": 3, "club_envs.report": 3, "club_envs.training": 3, "club_envs.play": 3,
     "club_envs.study": 3, "club_envs.web": 3, "club_envs.cli": 3, "club_envs.__main__": 3,

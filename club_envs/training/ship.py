@@ -65,7 +65,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
         "policy_steps": meta["steps"], "run_steps": state["steps"],
-        "training_seconds": summary.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
+        "training_seconds": summary.get("seconds") or _logged_seconds(run_dir), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
         "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
     }
@@ -160,6 +160,28 @@ def _belief_recipe(config: dict) -> str:
             f"{', '.join(selfplay['opponents'])}, the rest self-play")
 
 
+def _logged_seconds(run_dir: Path) -> float | None:
+    """A run's training time from its per-update log (``progress.csv``: rollout and update seconds),
+    for recipes whose summary does not carry it; ``None`` when neither does."""
+    path = run_dir / "progress.csv"
+    if not path.is_file():
+        return None
+    import csv
+
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows or "rollout_seconds" not in rows[0] or "update_seconds" not in rows[0]:
+        return None
+    return sum(float(r["rollout_seconds"] or 0) + float(r["update_seconds"] or 0) for r in rows)
+
+
+def _ppo_recipe(config: dict) -> str:
+    """How a policy's run learned, in the card's words."""
+    if config.get("recipe") == "table_ppo":
+        return "PPO on every seat of the table, club_envs/training/table_ppo.py"
+    return "MaskablePPO, self-play"
+
+
 def state_steps_short(state: dict, config: dict) -> bool:
     """Did the run stop before its budget (a stop, a kill, the end of the time available)?"""
     return sum(state.get("steps", {}).values()) < config.get("budget", {}).get("total_steps", 0)
@@ -180,7 +202,9 @@ def _belief_file(card: dict) -> str:
 
 def _wall_time(card: dict, stopped: str) -> str:
     """The card's training wall time and CPUs, with ``stopped`` appended for a run cut short."""
-    hours = (card["training_seconds"] or 0) / 3600
+    if card["training_seconds"] is None:
+        return "training wall time not recorded" + (stopped if card.get("stopped_early") else "")
+    hours = card["training_seconds"] / 3600
     return (f"training wall time {hours:.2f} h on {card.get('cpus') or 2} CPU cores shared with other work"
             + (stopped if card.get("stopped_early") else ""))
 
@@ -238,7 +262,7 @@ def _card_facts(card: dict) -> list[str]:
         f"- file: `{card['file']}` (torch state dict, read with `weights_only=True`); network: "
         f"{_mlp(card['obs_size'], card['network']['hidden'], card['num_actions'], card['network']['activation'])}, "
         "masked softmax over legal actions",
-        f"- trained with: `{card['command']}` (MaskablePPO, self-play); policy taken at {card['policy_steps']:,} "
+        f"- trained with: `{card['command']}` ({_ppo_recipe(card['config'])}); policy taken at {card['policy_steps']:,} "
         f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}; "
         + _wall_time(card, f" (stopped before its budget of {card['config']['budget']['total_steps']:,} steps; "
                            "`--resume` continues it)" if card.get("stopped_early") else ""),

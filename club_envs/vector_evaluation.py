@@ -48,11 +48,13 @@ def policy_win_share(game: str, num_players: int, learner: BatchedPolicy, oppone
 
 
 class Finished(NamedTuple):
-    """One game of a batched series: the learner's seat, every seat's score and win share."""
+    """One game of a batched series: the learner's seat, every seat's score and win share, and in a
+    game with roles every seat's role (its index in the game's roles)."""
 
     seat: int
     scores: np.ndarray
     shares: np.ndarray
+    roles: np.ndarray | None = None
 
 
 def play_games(game: str, num_players: int, learner: BatchedPolicy, opponent: Any, games: int, seed: int,
@@ -94,6 +96,30 @@ def series(game: str, num_players: int, name: str, learner: BatchedPolicy, oppon
     return SeriesResult(games, by_agent, {})
 
 
+def role_series(game: str, num_players: int, role_agents: dict[str, str], seated: dict[str, Any], games: int,
+                seed: int) -> SeriesResult:
+    """A line-up by role (``role_agents``: role -> agent name) on the batched engine, tallied as
+    :func:`club_envs.evaluation.play_series` tallies it (per agent, and per agent and role).
+    ``seated`` maps every role to what the vector environment seats there -- a batched policy or
+    a bot's name; the first role held by a policy is the environment's learner, the other roles its
+    opponents, so every game is played once to its end."""
+    roles = list(get_spec(game).roles)
+    first = next((r for r in roles if not isinstance(seated[r], str)), None)
+    if first is None:
+        raise ValueError("a series on the batched engine needs a batched policy in one of the roles")
+    role_side = {r: ("learner" if r == first else "opponent") for r in roles}
+    opponents = {r: seated[r] for r in roles if r != first}
+    by_agent: dict[str, Tally] = {}
+    by_role: dict[tuple[str, str], Tally] = {}
+    for f in play_games(game, num_players, seated[first], opponents, games, seed, role_side):
+        for seat, (score, share) in enumerate(zip(f.scores, f.shares)):
+            role = roles[int(f.roles[seat])]
+            name = role_agents[role]
+            by_agent.setdefault(name, Tally(name)).add(float(share), float(score))
+            by_role.setdefault((name, role), Tally(name, role)).add(float(share), float(score))
+    return SeriesResult(games, by_agent, by_role)
+
+
 def _seatings(num_players: int, learner: BatchedPolicy, opponent: str,
               role_side: dict[str, str] | None) -> list[tuple[dict[str, Any], Any]]:
     """(where the learner sits, the opponents) of each part of the series."""
@@ -116,9 +142,11 @@ def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -
     counted = np.zeros(env.num_envs, bool)
     results: list[Finished | None] = [None] * env.num_envs
     rows = np.arange(env.num_envs)
+    with_roles = callable(getattr(env.games, "roles", None))
     while not counted.all():
         masks = env.action_masks()
         seats = np.asarray(env.seats, dtype=np.int64).copy()  # a finished game's seat, before its restart
+        roles = env.games.roles().copy() if with_roles else None  # and its roles
         actions = np.asarray(ask(learner, obs, masks, GameRows(env.games, rows, seats)))
         obs, _, terminated, truncated, info = env.step(actions.astype(np.int64))
         done = (terminated | truncated) & ~counted
@@ -128,7 +156,8 @@ def _play_once(env: Any, learner: BatchedPolicy, seed: int, shared_wins: bool) -
             for g in np.flatnonzero(done):
                 won = np.asarray(winners[g], bool)
                 share = 1.0 / int(won.sum()) if shared_wins and won.any() else 1.0
-                results[g] = Finished(int(seats[g]), np.asarray(final["scores"][g], np.float64), won * share)
+                results[g] = Finished(int(seats[g]), np.asarray(final["scores"][g], np.float64), won * share,
+                                      None if roles is None else roles[g])
             counted |= done
     return [r for r in results if r is not None]
 

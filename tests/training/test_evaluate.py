@@ -194,3 +194,34 @@ def test_a_table_of_different_bots_plays_on_the_batched_engine_seat_by_seat(tmp_
     assert {name: row["seats"] for name, row in rows.items()} == {
         "members_only_belief": 40, "holdout_margin": 40, "holdout_prover": 40, "holdout_gambler": 40}
     assert sum(row["win_share"] * row["seats"] for row in rows.values()) == pytest.approx(40), "one win per game"
+
+
+def test_a_line_up_by_role_plays_on_the_batched_engine_with_every_role_tallied(tmp_path, capsys):
+    """Arkham line-ups by role (a policy's side against bots, held-out bots by their reference code
+    included) play on the batched engine: per role its seats, a side's win whole for every seat of
+    it, and the same figures as the reference engine within the intervals."""
+    agents = "leader=arkham_team,member=arkham_team,investigator=arkham_team,black_man=holdout_counter"
+    summaries = {}
+    for engine in ("auto", "reference"):
+        out = tmp_path / f"{engine}.json"
+        assert main(["evaluate", "arkham_decoders", "--players", "5", "--agents", agents, "--games", "200",
+                     "--seed", "4", "--engine", engine, "--json", str(out), "--no-progress"]) == 0
+        summaries[engine] = {(r["agent"], r["role"]): r for r in json.loads(out.read_text())["roles"]}
+    assert capsys.readouterr().out.count("200 games on the batched engine") == 1
+    for engine, rows in summaries.items():
+        seats = {key: row["seats"] for key, row in rows.items()}
+        assert seats == {("arkham_team", "leader"): 200, ("arkham_team", "member"): 400,
+                         ("arkham_team", "investigator"): 200, ("holdout_counter", "black_man"): 200}, engine
+        team = {rows[("arkham_team", r)]["win_share"] for r in ("leader", "member", "investigator")}
+        assert len(team) == 1 and team.pop() + rows[("holdout_counter", "black_man")]["win_share"] == pytest.approx(1)
+    (vlo, vhi), (rlo, rhi) = (summaries[e][("arkham_team", "leader")]["win_share_95ci"] for e in ("auto", "reference"))
+    assert vlo < rhi and rlo < vhi, "the two series agree within their intervals"
+    # a Black Man policy against the compiled heuristic team; bots alone stay on the reference engine
+    assert main(["evaluate", "arkham_decoders", "--players", "4", "--agents",
+                 "leader=heuristic,member=heuristic,investigator=heuristic,black_man=arkham_black_man",
+                 "--games", "40", "--seed", "1", "--no-progress"]) == 0
+    assert "40 games on the batched engine" in capsys.readouterr().out
+    assert main(["evaluate", "arkham_decoders", "--players", "4", "--agents",
+                 "leader=heuristic,member=heuristic,investigator=heuristic,black_man=heuristic",
+                 "--games", "4", "--engine", "vector"]) == 2
+    assert "needs a policy in one of the roles" in capsys.readouterr().err

@@ -1,5 +1,7 @@
 """Errors shared by every game, so callers can catch one type whatever the game."""
 
+import reprlib
+
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the seat to move; the state is left unchanged."""
@@ -13,4 +15,4 @@ def check_choice(option: str, value: object, allowed: tuple) -> None:
     """Raise :class:`ConfigError` naming ``option``, its bad ``value`` and the allowed values."""
     if value not in allowed:
         names = ", ".join("None" if a is None else str(a) for a in allowed)
-        raise ConfigError(f"{option}={value!r} is not allowed; expected one of {names}")
+        raise ConfigError(f"{option}={reprlib.repr(value)} is not allowed; expected one of {names}")

@@ -77,14 +77,18 @@ def vector_variants(game: GameSettings, side: str) -> list[dict[str, Any]]:
     return [view_options(game, n, r) for n in game.num_players for r in roles]
 
 
+MAX_SHOWN = 300  # characters of an environment's refusal a config error shows
+
+
 def check_options(game: GameSettings) -> None:
     """Build each environment once so a bad rule option fails now, naming the option."""
     for side in side_names(game.name):
         for factory in variants(game, side):
             try:
                 factory().close()
-            except (ValueError, TypeError) as exc:
-                raise ConfigFileError(f"game.options: {exc}") from None
+            except (ValueError, TypeError) as exc:  # one line, and short: a bad value is not echoed whole
+                text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise ConfigFileError(f"game.options: {text[:MAX_SHOWN]}{'...' if len(text) > MAX_SHOWN else ''}") from None
 
 
 def opponents_for(name: str, side: str):

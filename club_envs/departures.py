@@ -59,13 +59,11 @@ class Counts:
 
 
 @dataclass
-class Watcher:
-    """An agent that plays as ``agent`` and, at each of its decisions, asks ``reference`` too (on
-    the same decision) and counts by kind."""
+class _Pair:
+    """An agent played beside a reference bot that sees every game it sees."""
 
     agent: Any
     reference: Any
-    counts: dict[str, Counts] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -74,6 +72,14 @@ class Watcher:
     def reset(self, seat: int, seed: int | None = None) -> None:
         self.agent.reset(seat, seed)
         self.reference.reset(seat, seed)
+
+
+@dataclass
+class Watcher(_Pair):
+    """Plays as ``agent`` and, at each of its decisions, asks ``reference`` too (on the same
+    decision) and counts by kind."""
+
+    counts: dict[str, Counts] = field(default_factory=dict)
 
     def act(self, decision: Decision) -> int:
         action = int(self.agent.act(decision))
@@ -85,20 +91,10 @@ class Watcher:
 
 
 @dataclass
-class Hybrid:
+class Hybrid(_Pair):
     """``agent`` everywhere but on the decisions of the kinds in ``reverted``, where ``reference`` moves."""
 
-    agent: Any
-    reference: Any
-    reverted: frozenset[str]
-
-    @property
-    def name(self) -> str:
-        return getattr(self.agent, "name", "agent")
-
-    def reset(self, seat: int, seed: int | None = None) -> None:
-        self.agent.reset(seat, seed)
-        self.reference.reset(seat, seed)
+    reverted: frozenset[str] = frozenset()
 
     def act(self, decision: Decision) -> int:
         chosen = self.reference if kind_of(decision) in self.reverted else self.agent

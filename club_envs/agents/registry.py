@@ -7,7 +7,8 @@
 * ``ismcts`` -- Information-Set MCTS (:mod:`club_envs.search`), with options after colons:
   ``ismcts:iters=200:rollout=heuristic`` (see :class:`club_envs.search.ismcts.ISMCTSOptions`);
 * a shipped agent's name (``members_only``, ``members_only_belief``, ``arkham_team``,
-  ``arkham_team_belief``, ``arkham_selfplay``, ``arkham_black_man``, ``arkham_decoders``; see
+  ``arkham_team_belief``, ``arkham_selfplay``, ``arkham_black_man``, ``arkham_decoders``,
+  ``arkham_neural_team``, ``arkham_neural_black_man``, ``arkham_neural``; see
   ``shipped_names()``), read from ``club_envs/agents/shipped/``;
 * a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
   (a checkpoint such as ``runs/<run>/best``), or a run folder (its ``best`` is used);
@@ -56,6 +57,13 @@ SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
     "arkham_black_man": ("arkham_decoders_club", {"black_man": "arkham_black_man.pt"}),
     "arkham_decoders": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                                  "investigator": "arkham_team.pt", "black_man": "arkham_black_man.pt"}),
+    # both sides acting by their network alone (configs/arkham_neural.yaml, then arkham_neural_population.yaml)
+    "arkham_neural_team": ("arkham_decoders_club", {"leader": "arkham_neural_team.pt", "member": "arkham_neural_team.pt",
+                                                    "investigator": "arkham_neural_team.pt"}),
+    "arkham_neural_black_man": ("arkham_decoders_club", {"black_man": "arkham_neural_black_man.pt"}),
+    "arkham_neural": ("arkham_decoders_club", {"leader": "arkham_neural_team.pt", "member": "arkham_neural_team.pt",
+                                               "investigator": "arkham_neural_team.pt",
+                                               "black_man": "arkham_neural_black_man.pt"}),
 }
 LEGACY_BELIEF_GAME = "members_only"  # belief files written before their meta named a game
 

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         summary = {"game": game.RECORD_NAME, "players": args.players, "agents_arg": args.agents,
-                   "seed": args.seed, **result.as_json()}
+                   "seed": args.seed, "engine": "vector" if batched is not None else "reference", **result.as_json()}
         args.json.write_text(json.dumps(summary, indent=2))
         print(f"summary written to {args.json}")
     if args.records is not None:

@@ -282,7 +282,8 @@ def _card_body(card: dict) -> list[str]:
         lines += ["(none recorded)", ""]
     for ev in card["evaluations"]:
         lines.append(f"`club-envs evaluate {ev['game']} --players {ev['players']} --agents {ev['agents_arg']} "
-                     f"--games {ev['games']} --seed {ev['seed']}`")
+                     f"--games {ev['games']} --seed {ev['seed']}" + (f" --engine {ev['engine']}" if "engine" in ev else "")
+                     + "`")
         lines.append("")
         lines.append("| agent | role | seats | win share | 95% interval | mean score |")
         lines.append("|---|---|---|---|---|---|")

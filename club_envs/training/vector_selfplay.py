@@ -211,7 +211,7 @@ class PooledVectorEnv(LearnerVectorEnv):
         self.side = side
         self._draw = games.opponents_for(game.name, side)
         self._readers = {s: PoolReader(folder, np.random.default_rng(0)) for s, folder in pools.items()}
-        self._snapshots: dict[str, BatchedPolicyAgent] = {}
+        self._snapshots: dict[tuple[str, str], BatchedPolicyAgent] = {}  # (side, snapshot id) -> its batched form
         self._bots = batched_bots(game.name) or ()
         self._drawn: list[list[str]] = [[] for _ in range(num_envs)]
         super().__init__(game.name, games.vector_variants(game, side), num_envs, seed, "random", features,
@@ -246,17 +246,20 @@ class PooledVectorEnv(LearnerVectorEnv):
                 raise ValueError(f"bot {drawn!r} is not played by the {self.game} batched engine; its bots: "
                                  f"{', '.join(self._bots)} (envs.engine: reference plays the others)")
             return drawn
-        if drawn.name not in self._snapshots:
+        # A snapshot is named by its step, and both Arkham sides snapshot at the same steps: the side
+        # is part of the key, or one side's network would play the other side's seats.
+        key = (str(drawn.meta.get("side")), drawn.name)
+        if key not in self._snapshots:
             seed = int(self._snapshot_seeds.spawn(1)[0].generate_state(1)[0])
-            self._snapshots[drawn.name] = BatchedPolicyAgent(drawn, seed)
+            self._snapshots[key] = BatchedPolicyAgent(drawn, seed)
             self._let_go()
-        return self._snapshots[drawn.name]
+        return self._snapshots[key]
 
     def _let_go(self) -> None:
         """Forget snapshots that left every pool (their files are gone; no game draws them again)."""
         if len(self._snapshots) > 64:
-            live = {oid for reader in self._readers.values() for oid in reader._members}
-            self._snapshots = {oid: p for oid, p in self._snapshots.items() if oid in live}
+            live = {(side, oid) for side, reader in self._readers.items() for oid in reader._members}
+            self._snapshots = {key: p for key, p in self._snapshots.items() if key in live}
 
 
 def pooled_env(game: GameSettings, side: str, run_dir: str | Path, num_envs: int, seed: int,

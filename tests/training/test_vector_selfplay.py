@@ -244,3 +244,24 @@ def test_both_arkham_sides_train_on_the_batched_engine_with_a_privileged_critic(
     assert (folder / "latest" / "team.pt").is_file() and (folder / "latest" / "black_man.pt").is_file()
     sides = {line.split(",")[1] for line in (folder / "evaluations.csv").read_text().splitlines()[1:]}
     assert sides == {"team", "black_man"}
+
+
+def test_snapshots_of_the_two_sides_with_the_same_name_stay_apart(tmp_path):
+    """Both Arkham pools hold snapshots named by their step (``snap-000000001.pt``), and the two sides
+    snapshot at the same steps; the team's games must seat the team's snapshot in the fellow seats
+    and the Black Man's snapshot in the Black Man's seat, never one network for both."""
+    cfg = config_with_pool(tmp_path, "arkham_decoders", features="none", bots=())
+    env = PooledVectorEnv(cfg.game, "team", {s: tmp_path / "pool" / s for s in ("team", "black_man")}, 9, seed=0)
+    team = PoolReader(tmp_path / "pool" / "team", np.random.default_rng(0))
+    black_man = PoolReader(tmp_path / "pool" / "black_man", np.random.default_rng(0))
+    drawn = {}
+    for side, reader in (("team", team), ("black_man", black_man)):
+        while len({oid for oid in drawn if oid[0] == side}) < 2:
+            oid, agent = reader.sample()
+            drawn[side, oid] = agent
+    assert {oid for _, oid in drawn} == {"snap-000000000.pt", "snap-000000001.pt"}  # the same names on both sides
+    seated = {key: env._opponent(agent) for key, agent in drawn.items()}
+    for (side, oid), batched in seated.items():
+        assert batched.agent is drawn[side, oid], f"{side} {oid} is played by another side's network"
+    assert len({id(b) for b in seated.values()}) == 4
+    env.close()

@@ -44,7 +44,7 @@ def kind_of(decision: Decision) -> str:
     except ValueError:  # a game without roles (Members Only): every seat is a player
         role = "player"
     phase = getattr(view, "phase", None)
-    names = getattr(sys.modules.get(type(view).__module__), "PHASE_NAMES", None)
+    names = getattr(sys.modules.get(type(view).__module__), "PHASES", None)
     if isinstance(phase, int) and names is not None:  # a game that numbers its phases names them there
         phase = names[phase]
     return f"{role}/{phase}" if phase is not None else role

@@ -43,8 +43,7 @@ from club_envs.members_only.rules import (
 
 # Phases of play, in the order a heat passes through them.
 BET, REVEAL, DISCARD, OVER = 0, 1, 2, 3
-PHASE_NAMES = ("bet", "reveal", "discard", "over")  # the phases by number, as tools print them
-PHASES = ("bet", "reveal", "discard", "over")
+PHASES = ("bet", "reveal", "discard", "over")  # their names, by number (as messages and tools print them)
 
 NUM_SPOTS = NUM_CATEGORIES * NUM_SPACES  # 40 betting spaces on the board
 FULL_CHIPS = (SINGLE_CHIPS, DOUBLE_CHIPS)

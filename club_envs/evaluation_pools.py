@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from club_envs.agents.registry import SEARCH_BOT, SHIPPED, load, shipped_names
-from club_envs.agents.vector_opponents import vector_opponent
+from club_envs.agents.vector_opponents import seated_for, vector_opponent
 from club_envs.evaluation import play_series
 from club_envs.games import get_spec, spec_of
 from club_envs.stats import wilson_interval
@@ -132,7 +132,8 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
         if not spec.roles:
             if member.name == agent:  # its seats could not be told apart in the tally
                 continue
-            opponent = _batched_member(spec.name, member.name, game, config, seed) if batched else None
+            opponent = seated_for(game, config, member.name, seed) if batched else None
+            opponent = None if isinstance(opponent, dict) else opponent  # every other seat: one opponent
             learner = vector_opponent(spec.name, loaded, seed) if opponent is not None else None
             if learner is not None and not isinstance(learner, (str, dict)):
                 finished = play_games(spec.name, config.num_players, learner, opponent, games, seed)
@@ -154,14 +155,6 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             wins = sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games
             rows.append(PoolRow(member.name, side.name, games, wins))
     return rows
-
-
-def _batched_member(game_name: str, name: str, game: Any, config: Any, seed: int) -> Any:
-    """What the batched engine seats for pool member ``name`` (every other seat), or ``None``."""
-    seated = vector_opponent(game_name, name)
-    if seated is None and name != SEARCH_BOT:
-        seated = vector_opponent(game_name, load(name, game=game, config=config, seed=seed), seed)
-    return None if isinstance(seated, dict) else seated
 
 
 def format_rows(agent: str, rows: list[PoolRow]) -> str:

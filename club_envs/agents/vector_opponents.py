@@ -25,7 +25,8 @@ import numpy as np
 from club_envs.agents.base import Decision
 from club_envs.agents.batched import GameRows
 from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent, RoleDispatchAgent
-from club_envs.games import get_spec
+from club_envs.agents.registry import SEARCH_BOT, load
+from club_envs.games import get_spec, spec_of
 
 VECTOR_ENV_HOOK, VECTOR_VIEW_HOOK = "vector_env", "vector_view"
 
@@ -70,4 +71,15 @@ def vector_opponent(game: str, agent: Any, seed: int | None = None) -> Any:
     return None
 
 
-__all__ = ["ViewPolicy", "vector_opponent"]
+def seated_for(game: Any, config: Any, name: str, seed: int | None = None) -> Any:
+    """What the vector environment of ``game`` (a game module) seats for the agent called ``name``:
+    the name itself for a bot it plays, else :func:`vector_opponent` of the loaded agent -- or
+    ``None`` (a search is not even loaded: it never plays in batches)."""
+    game_name = spec_of(game).name
+    seated = vector_opponent(game_name, name)
+    if seated is not None or name.split(":")[0] == SEARCH_BOT:
+        return seated
+    return vector_opponent(game_name, load(name, game=game, config=config, seed=seed), seed)
+
+
+__all__ = ["ViewPolicy", "seated_for", "vector_opponent"]

@@ -95,26 +95,20 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
     and the line-up is one agent against bots the batched engine plays in the other seats, or a
     line-up by role whose agents it seats (bots, and policies it answers in batches); else
     ``None`` (``--engine vector`` then stops with the reason)."""
+    import functools
     import time
 
     from club_envs.agents.vector_opponents import vector_opponent
     from club_envs.vector_evaluation import available, role_series, series
 
-    reason = None
+    reason, play = None, None
     if args.engine == "reference":
         return None
     if args.records is not None or args.workers != 1:
         reason = "it keeps no records and plays in one process (drop --records and --workers)"
     elif role_agents is not None:
-        seated, reason = _seated_by_role(game, config, role_agents, args.seed, vector_opponent, available)
-        if reason is None:
-            started = time.perf_counter()
-            with _one_blas_thread():
-                result = role_series(game.RECORD_NAME, args.players, role_agents, seated, args.games, args.seed)
-            seconds = time.perf_counter() - started
-            print(f"{args.games} games on the batched engine in {seconds:.1f} s "
-                  f"({args.games / max(seconds, 1e-9):,.0f} games/s)")
-            return result
+        seated, reason = _seated_by_role(game, config, role_agents, args.seed)
+        play = functools.partial(role_series, game.RECORD_NAME, args.players, role_agents, seated)
     elif seat_agents is None or seat_agents[0] in seat_agents[1:]:
         reason = "it plays one agent against bots in the other seats (a,b,b,b or a,b,c,d)"
     elif not all(available(game.RECORD_NAME, bot) for bot in seat_agents[1:]):
@@ -124,32 +118,31 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
                                   args.seed)
         if learner is None or isinstance(learner, (str, dict)):
             reason = f"it cannot play {seat_agents[0]!r} as a batch (a search, or an agent with its own random moves)"
+        play = functools.partial(series, game.RECORD_NAME, args.players, seat_agents[0], learner, list(seat_agents[1:]))
     if reason is not None:
         if args.engine == "vector":
             raise ValueError(f"--engine vector: the batched engine cannot play this series: {reason}")
         return None
     started = time.perf_counter()
     with _one_blas_thread():  # the policies' forward passes are small matrix products: threads only contend
-        result = series(game.RECORD_NAME, args.players, seat_agents[0], learner, list(seat_agents[1:]), args.games,
-                        args.seed)
+        result = play(args.games, args.seed)
     seconds = time.perf_counter() - started
     print(f"{args.games} games on the batched engine in {seconds:.1f} s ({args.games / max(seconds, 1e-9):,.0f} games/s)")
     return result
 
 
-def _seated_by_role(game, config, role_agents: dict[str, str], seed: int, vector_opponent, available):
+def _seated_by_role(game, config, role_agents: dict[str, str], seed: int):
     """What the vector environment seats for every role of a line-up by role, and ``None``; or
     ``None`` and why it cannot (a role's agent it does not play, or no policy to be its learner)."""
+    from club_envs.agents.vector_opponents import seated_for
+
     seated: dict[str, object] = {}
     for name in dict.fromkeys(role_agents.values()):
-        roles = [r for r, n in role_agents.items() if n == name]
-        if available(game.RECORD_NAME, name.split(":")[0]) and ":" not in name:
-            seated.update({r: name for r in roles})
-            continue
-        batched = vector_opponent(game.RECORD_NAME, load_agent(name, game=game, config=config, seed=seed), seed)
-        if batched is None or isinstance(batched, str):
+        batched = seated_for(game, config, name, seed)
+        if batched is None:
             return None, f"it cannot play {name!r} as a batch (a search, or an agent with its own random moves)"
-        seated.update({r: (batched[r] if isinstance(batched, dict) else batched) for r in roles})
+        seated.update({r: (batched[r] if isinstance(batched, dict) else batched)
+                       for r, n in role_agents.items() if n == name})
     if all(isinstance(v, str) for v in seated.values()):
         return None, "it needs a policy in one of the roles to play the games around (this line-up is bots only)"
     return seated, None

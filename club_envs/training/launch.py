@@ -36,12 +36,14 @@ def run(config_path: Path | None = None, resume: Path | None = None, runs_dir: P
         trainer = importlib.import_module(settings.TRAINER)
     except ModuleNotFoundError as exc:  # the 'train' extra is not installed
         raise ValueError(f"training needs the 'train' extra (pip install 'club-envs[train]'): {exc}") from None
-    if start_from is not None and (resume is not None or not hasattr(trainer, "start_from")):
-        raise ValueError("--start-from starts a new MaskablePPO self-play run (a config without recipe or backend), "
-                         "not a --resume" if resume is not None else
-                         f"--start-from works with MaskablePPO self-play configs; this config trains with {settings.TRAINER}")
     if start_from is not None:
-        trainer.check_start(settings, Path(start_from))
+        if resume is not None:
+            raise ValueError("--start-from starts a new MaskablePPO self-play run (a config without recipe or "
+                             "backend), not a --resume")
+        if not hasattr(trainer, "start_from"):
+            raise ValueError(f"--start-from works with MaskablePPO self-play configs; this config trains with "
+                             f"{settings.TRAINER}")
+        trainer.check_start(settings, Path(start_from))  # before any folder is made
     check = getattr(trainer, "check_before_run", None)
     if check is not None:
         check(settings, resuming=resume is not None)

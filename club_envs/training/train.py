@@ -114,8 +114,8 @@ def check_start(settings: SelfPlayConfig, source: Path) -> None:
 
 def start_from(settings: SelfPlayConfig, run_dir: Path, source: Path) -> dict:
     """Copy the newest checkpoint of each side and the snapshot pools of the run folder ``source``
-    into the new ``run_dir``; the state to start with (the source's step counts and phase)."""
-    check_start(settings, source)
+    (checked by :func:`check_start` before ``run_dir`` was made) into the new ``run_dir``; the state
+    to start with (the source's step counts and phase)."""
     sp = settings.selfplay
     old = read_state(source)
     (run_dir / "checkpoints").mkdir(exist_ok=True)

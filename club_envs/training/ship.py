@@ -65,7 +65,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
         "policy_steps": meta["steps"], "run_steps": state["steps"],
-        "training_seconds": summary.get("seconds") or _logged_seconds(run_dir), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
+        "training_seconds": summary.get("seconds") or state.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
         "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
     }
@@ -158,21 +158,6 @@ def _belief_recipe(config: dict) -> str:
         return "belief iteration, self-play"
     return (f"belief iteration; {selfplay['opponent_share']:.0%} of the training seats taken by "
             f"{', '.join(selfplay['opponents'])}, the rest self-play")
-
-
-def _logged_seconds(run_dir: Path) -> float | None:
-    """A run's training time from its per-update log (``progress.csv``: rollout and update seconds),
-    for recipes whose summary does not carry it; ``None`` when neither does."""
-    path = run_dir / "progress.csv"
-    if not path.is_file():
-        return None
-    import csv
-
-    with path.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows or "rollout_seconds" not in rows[0] or "update_seconds" not in rows[0]:
-        return None
-    return sum(float(r["rollout_seconds"] or 0) + float(r["update_seconds"] or 0) for r in rows)
 
 
 def _ppo_recipe(config: dict) -> str:

@@ -228,6 +228,11 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
     "rule on the frozen belief model the `members_only_belief_inputs` read) or `none`",
     "anchor.coef": "weight of the cross-entropy to the anchor bot's choice at the start",
     "anchor.anneal_steps": "learner decisions over which that weight falls linearly to 0 (0: it stays)",
+    "imitation.decisions": "decisions of a warm start before PPO in which the learner's seats play `anchor.bot`'s "
+                           "choices and the actor is fitted to them, the critic to their returns (0: none); counted "
+                           "apart from `budget.total_steps`",
+    "imitation.epochs": "passes over each imitation rollout",
+    "imitation.learning_rate": "Adam's step size during the imitation (PPO's `ppo.learning_rate` after it)",
     "evaluation.every": "learner decisions between evaluations (on the batched engine); the best goes to `best/`",
     "evaluation.games": "games per evaluation, opponent and table size (0: none)",
     "evaluation.opponents": "bots the policy is evaluated against",

@@ -39,7 +39,7 @@ from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettin
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TablePpoConfig, TablePpoSettings, LeagueSettings,
-                                         AnchorSettings, TrainingConfig)
+                                         AnchorSettings, ImitationSettings, TrainingConfig)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
 
@@ -381,6 +381,11 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
             "coef": {"type": "number", "minimum": 0, "maximum": 100},
             "anneal_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
         }),
+        "imitation": section({
+            "decisions": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+            "epochs": {"type": "integer", "minimum": 1, "maximum": 100},
+            "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        }),
         "evaluation": section({
             "every": _POSITIVE_INT,
             "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
@@ -401,6 +406,7 @@ TABLE_PPO_DEFAULTS: dict[str, Any] = {
     "network": {"hidden": [256, 256], "activation": "tanh", "features": "members_only_beliefs"},
     "league": {"share": 0.5, "snapshot_every": 1_000_000, "pool_size": 20, "bots": [], "bot_share": 0.0},
     "anchor": {"bot": "none", "coef": 0.0, "anneal_steps": 0},
+    "imitation": {"decisions": 0, "epochs": 2, "learning_rate": 1.0e-3},
     "evaluation": {"every": 1_000_000, "games": 400, "opponents": ["heuristic", "random"], "greedy": True},
     "checkpoint": {"every": 500_000},
     "budget": {"total_steps": 10_000_000},
@@ -709,6 +715,10 @@ def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:
                               f"{', '.join(TABLE_PPO_BOTS)}")
     if anchor["coef"] > 0 and anchor["bot"] == "none":
         raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} needs anchor.bot; allowed values: heuristic, belief")
+    imitation = resolved["imitation"]
+    if imitation["decisions"] > 0 and anchor["bot"] == "none":
+        raise ConfigFileError(f"{source}: imitation.decisions: {imitation['decisions']} imitates anchor.bot, which is "
+                              f"none; allowed values: heuristic, belief")
     players = table_sizes(game["num_players"])
     if ppo["games"] < len(players):
         raise ConfigFileError(f"{source}: ppo.games: {ppo['games']} cannot cover {len(players)} table sizes; "
@@ -721,6 +731,7 @@ def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:
         LeagueSettings(float(league["share"]), league["snapshot_every"], league["pool_size"], tuple(league["bots"]),
                        float(league["bot_share"])),
         AnchorSettings(anchor["bot"], float(anchor["coef"]), anchor["anneal_steps"]),
+        ImitationSettings(imitation["decisions"], imitation["epochs"], float(imitation["learning_rate"])),
         EvaluationSettings(ev["every"], ev["games"], tuple(ev["opponents"]), ev["greedy"]),
         resolved["checkpoint"]["every"], resolved["budget"]["total_steps"], resolved["seed"], resolved)
 

@@ -274,6 +274,21 @@ class AnchorSettings:
 
 
 @dataclass(frozen=True)
+class ImitationSettings:
+    """The ``imitation`` section: a warm start that copies the anchor bot before PPO begins.
+
+    For ``decisions`` learner decisions the learner's seats play the anchor's choices and each
+    rollout's update fits the actor to them (cross-entropy) and the critic to the returns of that
+    play, ``epochs`` passes per rollout at ``learning_rate``; PPO then starts from a policy at the anchor's level and a
+    critic that already knows what its positions are worth, instead of from a random network whose
+    first snapshots fill the league with weak play."""
+
+    decisions: int
+    epochs: int
+    learning_rate: float  # a copy's fit takes larger steps than PPO's careful ones
+
+
+@dataclass(frozen=True)
 class TablePpoConfig:
     """PPO of our own on the batched multi-agent engine (:mod:`club_envs.training.table_ppo`)."""
 
@@ -285,6 +300,7 @@ class TablePpoConfig:
     network: NetworkSettings
     league: LeagueSettings
     anchor: AnchorSettings
+    imitation: ImitationSettings
     evaluation: EvaluationSettings
     checkpoint_every: int
     total_steps: int
@@ -294,7 +310,9 @@ class TablePpoConfig:
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""
         return (f"PPO on the batched engine, {self.game.name} at {_sizes(self.game.num_players)} players, "
-                f"{self.total_steps:,} learner decisions with {self.ppo.games} games at once")
+                f"{self.total_steps:,} learner decisions with {self.ppo.games} games at once"
+                + (f", after {self.imitation.decisions:,} decisions imitating the {self.anchor.bot} bot"
+                   if self.imitation.decisions else ""))
 
 
 def _sizes(counts: tuple[int, ...]) -> str:

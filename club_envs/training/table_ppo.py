@@ -8,6 +8,10 @@ seats are environment. Here the games are :class:`~club_envs.vector_game.VectorG
 (``club_envs.make_vector_game``), every seat played by the learner or by a member of its league,
 and every decision the learner makes -- in every seat -- is a sample. One file, top to bottom:
 
+0. **Imitation** (``imitation.decisions`` > 0): first the learner's seats play the anchor bot's
+   choices and each rollout fits the actor to them by cross-entropy and the critic to the returns of
+   that play (``imitation.epochs`` passes at ``imitation.learning_rate``); the league's first snapshot is the imitated policy.
+   These decisions are counted apart (``imitated``), not in the PPO budget or the anchor's anneal.
 1. **Tables.** ``ppo.games`` games split over the table sizes. When a game starts, with probability
    ``league.share`` the learner takes one seat (at random) and each other seat draws a league member
    (a frozen snapshot, chosen as ``selfplay.scheme: loss`` does: the ones it still loses to more
@@ -38,6 +42,7 @@ positions are not kept); the same seed and budget give the same run.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -75,6 +80,9 @@ LEARNER = -1  # a seat's controller: the learner, or a league member's index
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 BOTS = {"heuristic": HeuristicAgent(), "heuristic_bold": HeuristicAgent(chip_cost=(0.25, 0.5), rival_weight=0.0)}
 PROGRESS_FILE = "progress.csv"
+PROGRESS_COLUMNS = ["advantage_std", "anchor_coef", "anchor_loss", "approx_kl", "clip_fraction", "decisions", "entropy",
+                    "explained_variance", "imitated", "policy_loss", "rollout_seconds", "steps", "steps_per_second",
+                    "update_seconds", "value_loss"]
 
 
 # --------------------------------------------------------------------------- the networks
@@ -213,7 +221,7 @@ class TablePpo:
         self.critic = Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation)
         self.optimizer = torch.optim.Adam([*self.actor.parameters(), *self.critic.parameters()], lr=ppo.learning_rate,
                                           eps=1e-5)
-        self.steps, self.updates = 0, 0
+        self.steps, self.updates, self.imitated = 0, 0, 0
         self.best = state.get("best", {})
         self.seconds_before, self.started = float(state.get("seconds", 0.0)), time.perf_counter()
         self.rng = np.random.default_rng([settings.seed, 1])
@@ -221,7 +229,7 @@ class TablePpo:
         league = settings.league
         self.pool = SnapshotPool(run_dir / "pool" / SIDE, "loss", [f for f in league.bots], league.bot_share,
                                  league.pool_size)
-        if not self.pool.snapshots():
+        if not self.pool.snapshots() and not self.imitating:
             self.pool.add_snapshot(self.steps, self._export)
         self.members: dict[str, Any] = {}
         sizes = settings.game.num_players
@@ -231,12 +239,18 @@ class TablePpo:
                        for n, c, s in zip(sizes, counts, table_seed.spawn(len(sizes)))]
         for table in self.tables:
             self._draw(table, np.arange(table.num_games))
-        self.anchor = anchor_policy(settings.anchor.bot) if settings.anchor.coef > 0 else None
+        wanted = settings.anchor.coef > 0 or settings.imitation.decisions > 0
+        self.anchor = anchor_policy(settings.anchor.bot) if wanted else None
         self.scratch = Scratch()
         self.marks = {name: self.steps // every for name, every in (
             ("snapshot", league.snapshot_every), ("eval", settings.evaluation.every),
             ("checkpoint", settings.checkpoint_every))}
         self.stop = False
+
+    @property
+    def imitating(self) -> bool:
+        """Still in the imitation warm start (step 0 of the module docstring)."""
+        return self.imitated < self.settings.imitation.decisions
 
     # ------------------------------------------------------------------ 1. who sits where
     def _draw(self, table: Table, games: np.ndarray) -> None:
@@ -303,14 +317,14 @@ class TablePpo:
             seats = current[mine]
             masks = step.action_mask[mine]
             x, c = self.inputs(table, mine, seats, step.observation[mine], masks)
+            anchors = np.full(len(mine), -1, np.int64) if self.anchor is None else np.asarray(
+                self.anchor(step.observation[mine], masks, GameRows(table.game.games, mine, seats)), np.int64)
             with torch.no_grad():
                 logits = masked_logits(self.actor(torch.from_numpy(x)), torch.from_numpy(masks))
                 dist = torch.distributions.Categorical(logits=logits)
-                chosen = dist.sample()
+                chosen = torch.from_numpy(anchors) if self.imitating else dist.sample()
                 logp = dist.log_prob(chosen).numpy()
                 values = self.critic(torch.from_numpy(c)).numpy()
-            anchors = np.full(len(mine), -1, np.int64) if self.anchor is None else np.asarray(
-                self.anchor(step.observation[mine], masks, GameRows(table.game.games, mine, seats)), np.int64)
             index = buffer.add(x, c, masks, chosen.numpy(), logp, values, anchors)
             actions[mine] = chosen.numpy()
             next_index.extend([-1] * len(mine))
@@ -391,10 +405,13 @@ class TablePpo:
         # normalised over the whole rollout (a minibatch's own spread is undefined for the odd one of a single row)
         normalised = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
         adv_t, ret_t = torch.from_numpy(normalised.astype(np.float32)), torch.from_numpy(returns.astype(np.float32))
-        anchor_coef = self._anchor_coef()
+        imitating = self.imitating
+        anchor_coef = 1.0 if imitating else self._anchor_coef()
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.settings.imitation.learning_rate if imitating else ppo.learning_rate
         figures: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
                                                             "clip_fraction", "anchor_loss")}
-        for _ in range(ppo.epochs):
+        for _ in range(self.settings.imitation.epochs if imitating else ppo.epochs):
             order = torch.from_numpy(self.rng.permutation(buffer.size))
             for start in range(0, buffer.size, ppo.minibatch):
                 idx = order[start:start + ppo.minibatch]
@@ -406,7 +423,9 @@ class TablePpo:
                 policy_loss = -torch.min(ratio * adv, torch.clamp(ratio, 1 - ppo.clip, 1 + ppo.clip) * adv).mean()
                 value_loss = ((self.critic(tensors["critic"][idx]) - ret_t[idx]) ** 2).mean()
                 entropy = dist.entropy().mean()
-                loss = policy_loss + ppo.value_coef * value_loss - ppo.entropy * entropy
+                # imitating: the anchor's cross-entropy and the critic alone (the play is the anchor's, not the policy's)
+                loss = ppo.value_coef * value_loss if imitating else \
+                    policy_loss + ppo.value_coef * value_loss - ppo.entropy * entropy
                 anchors = tensors["anchors"][idx]
                 if anchor_coef > 0:
                     anchored = anchors >= 0
@@ -441,11 +460,51 @@ class TablePpo:
         return anchor.coef * max(0.0, 1.0 - self.steps / anchor.anneal_steps)
 
     # ------------------------------------------------------------------ 5. the loop, and what falls due
+    def imitate(self) -> None:
+        """Step 0: rollouts of the anchor's play, each fitted at once, until ``imitation.decisions``;
+        then the imitated policy becomes the league's first snapshot and is evaluated."""
+        total = self.settings.imitation.decisions
+        bar = self.report.phase(f"imitate the {self.settings.anchor.bot} bot", total, unit="decision",
+                                initial=min(total, self.imitated), unit_scale=True, mininterval=1.0)
+        try:
+            while self.imitating and not self.stop:
+                buffer, links = self.rollout()
+                figures = self.update(buffer, links)
+                self.imitated += buffer.size
+                bar.update(buffer.size)
+                figures.update({"steps": self.steps, "imitated": self.imitated})
+                self._log(figures)
+                bar.set_postfix({"agreement": f"{np.exp(-figures['anchor_loss']):.3f}",
+                                 "ev": f"{figures['explained_variance']:.2f}"}, refresh=True)
+        finally:
+            bar.close()
+        if self.imitating:
+            return
+        self.pool.add_snapshot(self.steps, self._export)
+        self.pool.write()
+        self.evaluate()
+        self.checkpoint()
+
     def run(self) -> None:
+        """Imitation if due, then PPO to the budget; SIGTERM/SIGINT stop at the next update with a checkpoint."""
+        handlers = {sig: signal.signal(sig, lambda *_: setattr(self, "stop", True)) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            if self.imitating:
+                self.imitate()
+            if not self.stop:
+                self._train()
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+            self.checkpoint()
+        if self.stop:
+            print(f"stopped at {self.steps} steps ({self.imitated} imitated); continue with --resume {self.run_dir}",
+                  file=sys.stderr)
+
+    def _train(self) -> None:
         total = self.settings.total_steps
         bar = self.report.phase(f"train {self.settings.game.name} (table PPO)", total, unit="step",
                                 initial=min(total, self.steps), unit_scale=True, mininterval=1.0, smoothing=0.05)
-        handlers = {sig: signal.signal(sig, lambda *_: setattr(self, "stop", True)) for sig in (signal.SIGTERM, signal.SIGINT)}
         started, done_before = time.perf_counter(), self.steps
         try:
             while self.steps < total and not self.stop:
@@ -457,19 +516,14 @@ class TablePpo:
                 self.steps += buffer.size
                 bar.update(buffer.size)
                 rate = (self.steps - done_before) / max(1e-9, time.perf_counter() - started)
-                figures.update({"steps": self.steps, "steps_per_second": rate, "rollout_seconds": t1 - t0,
-                                "update_seconds": t2 - t1})
+                figures.update({"steps": self.steps, "imitated": self.imitated, "steps_per_second": rate,
+                                "rollout_seconds": t1 - t0, "update_seconds": t2 - t1})
                 self._log(figures)
                 bar.set_postfix({"fps": f"{rate:,.0f}", "ev": f"{figures['explained_variance']:.2f}",
                                  **{k: v for k, v in self.best.get("live", {}).items()}}, refresh=True)
                 self._due()
         finally:
-            for sig, handler in handlers.items():
-                signal.signal(sig, handler)
             bar.close()
-            self.checkpoint()
-        if self.stop:
-            print(f"stopped at {self.steps} steps; continue with --resume {self.run_dir}", file=sys.stderr)
 
     def _due(self) -> None:
         league, ev, total = self.settings.league, self.settings.evaluation, self.settings.total_steps
@@ -508,8 +562,15 @@ class TablePpo:
                   file=sys.stderr)
 
     def _log(self, figures: dict[str, float]) -> None:
-        keys = sorted(figures)
-        append_csv(self.run_dir / PROGRESS_FILE, [[figures[k] for k in keys]], keys)
+        """One row per update; imitation rows leave the PPO-only columns empty. A run folder's
+        existing header is kept (folders from before the ``imitated`` column resume without it)."""
+        path = self.run_dir / PROGRESS_FILE
+        if path.is_file():
+            with path.open(newline="") as f:
+                keys = next(csv.reader(f), PROGRESS_COLUMNS)
+        else:
+            keys = PROGRESS_COLUMNS
+        append_csv(path, [[figures.get(k, "") for k in keys]], keys)
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> None:
@@ -518,10 +579,12 @@ class TablePpo:
         tmp = path.with_name("checkpoint.pt.tmp")
         torch.save({"actor": self.actor.state_dict(), "critic": self.critic.state_dict(),
                     "optimizer": self.optimizer.state_dict(), "steps": self.steps, "updates": self.updates,
+                    "imitated": self.imitated,
                     "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, tmp)
         os.replace(tmp, path)
         self._export(self.run_dir / "latest" / "policy.pt")
-        save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates, "seconds": self.seconds(),
+        save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates, "imitated": self.imitated,
+                                  "seconds": self.seconds(),
                                   "best": {k: v for k, v in self.best.items() if k != "live"}})
 
     def seconds(self) -> float:
@@ -541,6 +604,7 @@ class TablePpo:
             raise ValueError(f"{path}: not a table PPO checkpoint this config can resume ({exc.__class__.__name__}: "
                              f"{str(exc).splitlines()[0][:200]}); move it away to start afresh") from None
         self.steps, self.updates = int(saved["steps"]), int(saved["updates"])
+        self.imitated = int(saved.get("imitated", 0))  # checkpoints from before the imitation section: none
         self.rng.bit_generator.state = saved["rng"]
         torch.set_rng_state(saved["torch_rng"])
         print(f"resumed at step {self.steps} from {path.name}", file=sys.stderr)

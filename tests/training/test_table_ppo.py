@@ -9,12 +9,13 @@ import json
 
 import numpy as np
 import pytest
+import torch
 import yaml
 
 from club_envs.agents.policy import PolicyAgent
 from club_envs.training import config as configs
 from club_envs.training.launch import run
-from club_envs.training.table_ppo import LEARNER, TablePpo, chain_advantages
+from club_envs.training.table_ppo import LEARNER, TablePpo, chain_advantages, masked_logits
 from club_envs.training.progress import Reporter
 from tests.training.test_train import assert_same_runs
 
@@ -114,6 +115,40 @@ def test_the_anchor_pulls_the_policy_towards_the_heuristics_choices(tmp_path):
     assert trainer._anchor_coef() == 0.0
 
 
+def test_imitation_copies_the_anchor_before_ppo_and_seeds_the_league_with_the_copy(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw.update({"network": {"hidden": [64], "features": "members_only_heuristic"},
+                "ppo": {"games": 32, "steps": 32, "minibatch": 512, "learning_rate": 2e-3},
+                "anchor": {"bot": "heuristic", "coef": 0.0},
+                "imitation": {"decisions": 16000, "epochs": 4, "learning_rate": 3e-3},
+                "budget": {"total_steps": 700}})
+    path = tmp_path / "imitate.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    folder = run(path, runs_dir=tmp_path / "runs", progress=False)
+    rows = list(csv.DictReader((folder / "progress.csv").open()))
+    imitation = [r for r in rows if r["steps_per_second"] == ""]
+    ppo = [r for r in rows if r["steps_per_second"] != ""]
+    assert imitation and ppo and rows.index(ppo[0]) == len(imitation), "imitation first, then PPO"
+    assert all(float(r["steps"]) == 0 for r in imitation), "imitated decisions are not PPO steps"
+    assert float(imitation[-1]["anchor_loss"]) < 0.5 * float(imitation[0]["anchor_loss"]), "the actor learns the copy"
+    state = json.loads((folder / "state.json").read_text())
+    assert state["imitated"] >= 16000 and 700 <= state["steps"]["player"] < 16000
+    snapshots = [m for m in json.loads((folder / "pool" / "player" / "pool.json").read_text())["members"]
+                 if m["kind"] == "snapshot"]
+    assert snapshots[0]["id"] == "snap-000000000.pt", "the league's first member is the imitated policy"
+    evaluated = list(csv.DictReader((folder / "evaluations.csv").open()))
+    assert evaluated[0]["total_step"] == "0", "the copy is evaluated before PPO moves it"
+    # the imitated copy plays the heuristic's move on most decisions it is shown
+    trainer = TablePpo(configs.load(folder / "config.yaml"), folder, state, Reporter.quiet())
+    assert trainer.imitated == state["imitated"] and not trainer.imitating
+    buffer, _ = trainer.rollout()
+    data = buffer.arrays()
+    with torch.no_grad():
+        logits = trainer.actor(torch.from_numpy(data["inputs"]))
+        greedy = masked_logits(logits, torch.from_numpy(data["masks"])).argmax(1).numpy()
+    assert (greedy == data["anchors"]).mean() > 0.8
+
+
 def test_a_run_repeats_resumes_and_exports_policies_that_play(tmp_path):
     raw = json.loads(json.dumps(BASE))
     raw["ppo"]["critic"] = "privileged"
@@ -145,6 +180,7 @@ def test_a_run_repeats_resumes_and_exports_policies_that_play(tmp_path):
     ({"league": {"bots": [], "bot_share": 0.5}}, r"league.bot_share: 0.5 needs league.bots"),
     ({"anchor": {"bot": "none", "coef": 1.0}}, r"anchor.coef: 1.0 needs anchor.bot"),
     ({"ppo": {"games": 1}}, r"ppo.games: 1 cannot cover 2 table sizes"),
+    ({"imitation": {"decisions": 100}}, r"imitation.decisions: 100 imitates anchor.bot, which is none"),
     ({"ppo": {"critic": "oracle"}}, r"ppo.critic: 'oracle' is not allowed; allowed values: observation, privileged"),
     ({"league": {"bots": ["alphazero"]}}, r"league.bots"),
 ])

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from club_envs.agents.registry import SEARCH_BOT, SHIPPED, load, shipped_names
-from club_envs.agents.vector_opponents import seated_for, vector_opponent
+from club_envs.agents.vector_opponents import seated_by_role, seated_for, vector_opponent
 from club_envs.evaluation import play_series
 from club_envs.games import get_spec, spec_of
 from club_envs.stats import wilson_interval
-from club_envs.vector_evaluation import play_games
+from club_envs.vector_evaluation import play_games, role_series
 
 HOLDOUT_PREFIX = "holdout_"
 POOL_NAMES = ("holdout",)
@@ -119,10 +119,11 @@ def _plays(roles_of: tuple[str, ...] | None, wanted: tuple[str, ...]) -> bool:
 def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember], games: int,
                   seed: int, batched: bool = True) -> list[PoolRow]:
     """``agent`` against every member of a pool, ``games`` games each on the seed series ``seed``.
-    With ``batched`` (a game without sides) a series the batched engine can play -- ``agent`` a
-    policy or a stateless agent, the member a bot it seats or one of those -- plays there
-    (:mod:`club_envs.vector_evaluation`: all games at once; the same seed, the same deals for every
-    agent measured, though not the reference engine's deals)."""
+    With ``batched`` a series the batched engine can play -- ``agent`` a policy or a stateless
+    agent, the member a bot it seats or one of those; in a game with sides, a policy on one side of
+    the line-up -- plays there (:mod:`club_envs.vector_evaluation`: all games at once; the same seed,
+    the same deals for every agent measured, though not the reference engine's deals). A search
+    member, or a line-up the batched engine cannot play, is played one game after another."""
     spec = spec_of(game)
     loaded = load(agent, game=game, config=config)
     agent_roles = getattr(loaded, "by_role", None)
@@ -149,7 +150,9 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             if member.name == agent or not _plays(agent_roles, side.roles) or not _plays(member.roles, others):
                 continue
             roles = {r: agent for r in side.roles} | {r: member.name for r in others}
-            result = play_series(game, config, role_agents=roles, games=games, seed=seed)
+            seated = seated_by_role(game, config, roles, seed)[0] if batched else None
+            result = role_series(spec.name, config.num_players, roles, seated, games, seed) if seated is not None \
+                else play_series(game, config, role_agents=roles, games=games, seed=seed)
             # a side's seats share each game's result: one game counts once
             tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
             wins = sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games

@@ -89,6 +89,34 @@ def test_evaluate_pool_plays_each_member_on_the_sides_it_can_and_repeats_given_i
     assert [(r.opponent, r.side, r.games) for r in rows] == [("holdout_gambler", None, 4)]  # never against itself
 
 
+def test_a_policy_meets_arkham_pool_members_on_the_batched_engine(monkeypatch):
+    import club_envs.evaluation_pools as pools
+    from club_envs.vector_evaluation import role_series
+    from club_envs.agents.vector_opponents import seated_by_role
+
+    game = load_game("arkham_decoders")
+    config = game.Config(num_players=5)
+    members = [PoolMember("holdout_greedy"), PoolMember("holdout_counter", ("leader", "member", "investigator"))]
+    reference = evaluate_pool(game, config, "arkham_neural", members, games=8, seed=4, batched=False)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a series the batched engine plays went to the one-game engine")
+
+    monkeypatch.setattr(pools, "play_series", refuse)
+    rows = evaluate_pool(game, config, "arkham_neural", members, games=8, seed=4)
+    expected = [("holdout_greedy", "team", 8), ("holdout_greedy", "black_man", 8), ("holdout_counter", "black_man", 8)]
+    assert [(r.opponent, r.side, r.games) for r in rows] == [(r.opponent, r.side, r.games) for r in reference] == expected
+    # the Black Man row is the batched series of that line-up, tallied per game
+    roles = {"leader": "holdout_counter", "member": "holdout_counter", "investigator": "holdout_counter",
+             "black_man": "arkham_neural"}
+    seated, reason = seated_by_role(game, config, roles, 4)
+    assert reason is None
+    direct = role_series("arkham_decoders", 5, roles, seated, 8, 4)
+    tally = direct.by_role[("arkham_neural", "black_man")]
+    assert rows[-1].wins == pytest.approx(tally.wins / tally.seats * 8)
+    assert [r.wins for r in rows] == [r.wins for r in evaluate_pool(game, config, "arkham_neural", members, 8, 4)]
+
+
 def test_cli_evaluate_pool_writes_a_row_per_opponent(tmp_path, capsys, monkeypatch):
     import club_envs.cli.evaluate as cli_evaluate
 

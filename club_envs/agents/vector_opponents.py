@@ -82,4 +82,21 @@ def seated_for(game: Any, config: Any, name: str, seed: int | None = None) -> An
     return vector_opponent(game_name, load(name, game=game, config=config, seed=seed), seed)
 
 
-__all__ = ["ViewPolicy", "seated_for", "vector_opponent"]
+def seated_by_role(game: Any, config: Any, role_agents: dict[str, str], seed: int | None = None
+                   ) -> tuple[dict[str, Any] | None, str | None]:
+    """What the vector environment seats for every role of a line-up by role (role -> agent name),
+    and ``None``; or ``None`` and why it cannot (a role's agent it does not play in batches, or no
+    policy among the roles to be its learner)."""
+    seated: dict[str, Any] = {}
+    for name in dict.fromkeys(role_agents.values()):
+        batched = seated_for(game, config, name, seed)
+        if batched is None:
+            return None, f"it cannot play {name!r} as a batch (a search, or an agent with its own random moves)"
+        seated.update({r: (batched[r] if isinstance(batched, dict) else batched)
+                       for r, n in role_agents.items() if n == name})
+    if all(isinstance(v, str) for v in seated.values()):
+        return None, "it needs a policy in one of the roles to play the games around (this line-up is bots only)"
+    return seated, None
+
+
+__all__ = ["ViewPolicy", "seated_by_role", "seated_for", "vector_opponent"]

@@ -24,15 +24,19 @@ from club_envs.arkham_decoders.vector_engine import (
 def _public_votes(s) -> tuple[PublicVote, ...]:
     """The game's revealed advices, oldest first: each table as (seat, card) in reveal order and
     the votes per advisor in vote order."""
-    seats, cards, votes = s["advice_seats"].tolist(), s["advice_cards"].tolist(), s["advice_votes"].tolist()
-    return tuple(PublicVote(tuple(zip(seats[i], cards[i])), tuple(votes[i])) for i in range(int(s["vote_count"])))
+    count = int(s["vote_count"])  # only the rows in use are converted (the arrays hold the game's longest)
+    seats, cards, votes = s["advice_seats"][:count].tolist(), s["advice_cards"][:count].tolist(), \
+        s["advice_votes"][:count].tolist()
+    return tuple(PublicVote(tuple(zip(seat, card)), tuple(vote)) for seat, card, vote in zip(seats, cards, votes))
 
 
 def view_of(games: VectorGames, g: int, seat: int) -> View:
     """What ``seat`` may know in game ``g``: its own hand, identity, grimoire and pending vote (an
     advisor's), the true grimoire (the Black Man's), the Black Man's seat (advisors, and seats that
     peeked), and the public part of the table."""
-    s = games.tables.view(np.ndarray)[g]  # one game's fields, read without the record array's per-field views
+    tables = games.tables.view(np.ndarray)
+    # one game's fields as a plain structured scalar: a record's field lookups run in Python, a void's in C
+    s = tables.view(np.dtype((np.void, tables.dtype)))[g]
     config = games.config
     n = config.num_players
     advisor = int(s["roles"][seat]) == ADVISOR_ROLE

@@ -98,7 +98,7 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
     import functools
     import time
 
-    from club_envs.agents.vector_opponents import vector_opponent
+    from club_envs.agents.vector_opponents import seated_by_role, vector_opponent
     from club_envs.vector_evaluation import available, role_series, series
 
     reason, play = None, None
@@ -107,7 +107,7 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
     if args.records is not None or args.workers != 1:
         reason = "it keeps no records and plays in one process (drop --records and --workers)"
     elif role_agents is not None:
-        seated, reason = _seated_by_role(game, config, role_agents, args.seed)
+        seated, reason = seated_by_role(game, config, role_agents, args.seed)
         play = functools.partial(role_series, game.RECORD_NAME, args.players, role_agents, seated)
     elif seat_agents is None or seat_agents[0] in seat_agents[1:]:
         reason = "it plays one agent against bots in the other seats (a,b,b,b or a,b,c,d)"
@@ -129,23 +129,6 @@ def _batched_series(args: argparse.Namespace, game, config, seat_agents: list[st
     seconds = time.perf_counter() - started
     print(f"{args.games} games on the batched engine in {seconds:.1f} s ({args.games / max(seconds, 1e-9):,.0f} games/s)")
     return result
-
-
-def _seated_by_role(game, config, role_agents: dict[str, str], seed: int):
-    """What the vector environment seats for every role of a line-up by role, and ``None``; or
-    ``None`` and why it cannot (a role's agent it does not play, or no policy to be its learner)."""
-    from club_envs.agents.vector_opponents import seated_for
-
-    seated: dict[str, object] = {}
-    for name in dict.fromkeys(role_agents.values()):
-        batched = seated_for(game, config, name, seed)
-        if batched is None:
-            return None, f"it cannot play {name!r} as a batch (a search, or an agent with its own random moves)"
-        seated.update({r: (batched[r] if isinstance(batched, dict) else batched)
-                       for r, n in role_agents.items() if n == name})
-    if all(isinstance(v, str) for v in seated.values()):
-        return None, "it needs a policy in one of the roles to play the games around (this line-up is bots only)"
-    return seated, None
 
 
 def _one_blas_thread():

@@ -227,6 +227,8 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
     "anchor.bot": "whose choices the anchor pulls towards: `heuristic` (the exact bot), `belief` (the heuristic's "
     "rule on the frozen belief model the `members_only_belief_inputs` read) or `none`",
     "anchor.coef": "weight of the cross-entropy to the anchor bot's choice at the start",
+    "ppo.overlap": "play the next rollout while the update runs, in a second thread (one update of lag, as "
+                   "asynchronous PPO has): an iteration then takes about the longer of the two instead of their sum",
     "anchor.anneal_steps": "learner decisions over which that weight falls linearly to 0 (0: it stays)",
     "imitation.decisions": "decisions of a warm start before PPO in which the learner's seats play `anchor.bot`'s "
                            "choices and the actor is fitted to them, the critic to their returns (0: none); counted "

@@ -251,6 +251,7 @@ class TablePpoSettings:
     max_grad_norm: float
     critic: str
     threads: int
+    overlap: bool  # play the next rollout while the update runs (one update of lag)
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,7 +225,15 @@ class TablePpo:
         self.steps, self.updates, self.imitated = 0, 0, 0
         self.best = state.get("best", {})
         self.seconds_before, self.started = float(state.get("seconds", 0.0)), time.perf_counter()
-        self.rng = np.random.default_rng([settings.seed, 1])
+        self.rng = np.random.default_rng([settings.seed, 1])  # the tables' draws (the rollout's)
+        self.update_rng = np.random.default_rng([settings.seed, 2])  # the minibatches' order (the update's)
+        # the networks the rollout plays with: the learner's own, or with ``ppo.overlap`` a copy
+        # taken before each update, so the next rollout can be played while the update runs
+        self.acting_actor, self.acting_critic = self.actor, self.critic
+        if ppo.overlap:
+            self.acting_actor = Actor(self.input_size, self.actions, net.hidden, net.activation)
+            self.acting_critic = Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden,
+                                        net.activation)
         self._load(state)
         league = settings.league
         self.pool = SnapshotPool(run_dir / "pool" / SIDE, "loss", [f for f in league.bots], league.bot_share,
@@ -320,11 +329,11 @@ class TablePpo:
             anchors = np.full(len(mine), -1, np.int64) if self.anchor is None else np.asarray(
                 self.anchor(step.observation[mine], masks, GameRows(table.game.games, mine, seats)), np.int64)
             with torch.no_grad():
-                logits = masked_logits(self.actor(torch.from_numpy(x)), torch.from_numpy(masks))
+                logits = masked_logits(self.acting_actor(torch.from_numpy(x)), torch.from_numpy(masks))
                 dist = torch.distributions.Categorical(logits=logits)
                 chosen = torch.from_numpy(anchors) if self.imitating else dist.sample()
                 logp = dist.log_prob(chosen).numpy()
-                values = self.critic(torch.from_numpy(c)).numpy()
+                values = self.acting_critic(torch.from_numpy(c)).numpy()
             index = buffer.add(x, c, masks, chosen.numpy(), logp, values, anchors)
             actions[mine] = chosen.numpy()
             next_index.extend([-1] * len(mine))
@@ -375,7 +384,7 @@ class TablePpo:
             masks = np.zeros((len(games), self.actions), bool)  # not this seat's turn (or no decision)
             _, c = self.inputs(table, games, seats, observations, masks)
             with torch.no_grad():
-                values = self.critic(torch.from_numpy(c)).numpy()
+                values = self.acting_critic(torch.from_numpy(c)).numpy()
             for g, value in zip(games.tolist(), values):
                 prev = table.last[g, s]
                 rewards[prev] += table.pending[g, s]
@@ -412,7 +421,7 @@ class TablePpo:
         figures: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
                                                             "clip_fraction", "anchor_loss")}
         for _ in range(self.settings.imitation.epochs if imitating else ppo.epochs):
-            order = torch.from_numpy(self.rng.permutation(buffer.size))
+            order = torch.from_numpy(self.update_rng.permutation(buffer.size))
             for start in range(0, buffer.size, ppo.minibatch):
                 idx = order[start:start + ppo.minibatch]
                 logits = masked_logits(self.actor(tensors["inputs"][idx]), tensors["masks"][idx])
@@ -468,6 +477,7 @@ class TablePpo:
                                 initial=min(total, self.imitated), unit_scale=True, mininterval=1.0)
         try:
             while self.imitating and not self.stop:
+                self._refresh_acting()
                 buffer, links = self.rollout()
                 figures = self.update(buffer, links)
                 self.imitated += buffer.size
@@ -502,16 +512,30 @@ class TablePpo:
                   file=sys.stderr)
 
     def _train(self) -> None:
+        """PPO to the budget. With ``ppo.overlap`` the next rollout is played (on a copy of the
+        networks taken before the update) while the update runs in a second thread: the rollout
+        then lags the learner by one update, as asynchronous PPO's do, and its ratios and clipping
+        are taken against the copy that played it. The last rollout collected when the budget or
+        a stop is reached is dropped unused."""
         total = self.settings.total_steps
         bar = self.report.phase(f"train {self.settings.game.name} (table PPO)", total, unit="step",
                                 initial=min(total, self.steps), unit_scale=True, mininterval=1.0, smoothing=0.05)
         started, done_before = time.perf_counter(), self.steps
+        overlap = self.settings.ppo.overlap
         try:
+            collected = None
             while self.steps < total and not self.stop:
                 t0 = time.perf_counter()
-                buffer, links = self.rollout()
+                if collected is None:
+                    self._refresh_acting()
+                    collected = self.rollout()
+                buffer, links = collected
                 t1 = time.perf_counter()
-                figures = self.update(buffer, links)
+                if overlap:
+                    self._refresh_acting()
+                    figures, collected = self._update_while_playing(buffer, links)
+                else:
+                    figures, collected = self.update(buffer, links), None
                 t2 = time.perf_counter()
                 self.steps += buffer.size
                 bar.update(buffer.size)
@@ -524,6 +548,33 @@ class TablePpo:
                 self._due()
         finally:
             bar.close()
+
+    def _refresh_acting(self) -> None:
+        """The playing copy takes the learner's current weights (with ``ppo.overlap``; else it is them)."""
+        if self.acting_actor is not self.actor:
+            self.acting_actor.load_state_dict(self.actor.state_dict())
+            self.acting_critic.load_state_dict(self.critic.state_dict())
+
+    def _update_while_playing(self, buffer: Rollout, links: dict[str, np.ndarray]):
+        """The update of ``buffer`` in a thread of its own while this one plays the next rollout
+        (the engine's compiled steps and torch's operations leave the interpreter lock to the other)."""
+        done: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                done["figures"] = self.update(buffer, links)
+            except BaseException as exc:  # noqa: BLE001 -- re-raised in the training thread below
+                done["error"] = exc
+
+        thread = threading.Thread(target=work, name="table-ppo-update")
+        thread.start()
+        try:
+            following = self.rollout() if self.steps + buffer.size < self.settings.total_steps else None
+        finally:
+            thread.join()
+        if "error" in done:
+            raise done["error"]
+        return done["figures"], following
 
     def _due(self) -> None:
         league, ev, total = self.settings.league, self.settings.evaluation, self.settings.total_steps
@@ -580,7 +631,8 @@ class TablePpo:
         torch.save({"actor": self.actor.state_dict(), "critic": self.critic.state_dict(),
                     "optimizer": self.optimizer.state_dict(), "steps": self.steps, "updates": self.updates,
                     "imitated": self.imitated,
-                    "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, tmp)
+                    "rng": self.rng.bit_generator.state, "update_rng": self.update_rng.bit_generator.state,
+                    "torch_rng": torch.get_rng_state()}, tmp)
         os.replace(tmp, path)
         self._export(self.run_dir / "latest" / "policy.pt")
         save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates, "imitated": self.imitated,
@@ -606,6 +658,8 @@ class TablePpo:
         self.steps, self.updates = int(saved["steps"]), int(saved["updates"])
         self.imitated = int(saved.get("imitated", 0))  # checkpoints from before the imitation section: none
         self.rng.bit_generator.state = saved["rng"]
+        if "update_rng" in saved:  # checkpoints from before the update's own generator: it starts from the seed
+            self.update_rng.bit_generator.state = saved["update_rng"]
         torch.set_rng_state(saved["torch_rng"])
         print(f"resumed at step {self.steps} from {path.name}", file=sys.stderr)
 

@@ -176,6 +176,33 @@ def test_a_run_repeats_resumes_and_exports_policies_that_play(tmp_path):
         run(resume=a, progress=False)
 
 
+def test_overlap_plays_the_next_rollout_on_the_weights_before_the_update_and_repeats(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["ppo"].update({"overlap": True, "critic": "privileged"})
+    raw["budget"]["total_steps"] = 2500
+    path = tmp_path / "overlap.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    a = run(path, runs_dir=tmp_path / "a", progress=False)
+    b = run(path, runs_dir=tmp_path / "b", progress=False)
+    assert_same_runs(a, b)  # two threads, one result: each keeps a generator of its own
+    rows = list(csv.DictReader((a / "progress.csv").open()))
+    assert len(rows) >= 3 and json.loads((a / "state.json").read_text())["steps"]["player"] >= 2500
+    # the copy that plays is the learner before the update: what the rollout stored, it computed
+    trainer = TablePpo(configs.load(a / "config.yaml"), tmp_path / "c", {}, Reporter.quiet())
+    assert trainer.acting_actor is not trainer.actor
+    trainer._refresh_acting()
+    buffer, links = trainer.rollout()
+    before = {k: v.clone() for k, v in trainer.actor.state_dict().items()}
+    _, following = trainer._update_while_playing(buffer, links)
+    assert any((before[k] != v).any() for k, v in trainer.actor.state_dict().items()), "the learner moved"
+    assert all((before[k] == v).all() for k, v in trainer.acting_actor.state_dict().items()), "the copy did not"
+    data = following[0].arrays()
+    with torch.no_grad():
+        logits = masked_logits(trainer.acting_actor(torch.from_numpy(data["inputs"])), torch.from_numpy(data["masks"]))
+        logp = torch.distributions.Categorical(logits=logits).log_prob(torch.from_numpy(data["actions"])).numpy()
+    assert np.allclose(logp, data["logp"], atol=1e-5)
+
+
 @pytest.mark.parametrize("changes,message", [
     ({"league": {"bots": [], "bot_share": 0.5}}, r"league.bot_share: 0.5 needs league.bots"),
     ({"anchor": {"bot": "none", "coef": 1.0}}, r"anchor.coef: 1.0 needs anchor.bot"),

@@ -39,6 +39,14 @@ class Decision:
         self._mask_fn = mask_fn
         self._mask: np.ndarray | None = None
 
+    @classmethod
+    def from_mask(cls, seat: int, view: Any, mask: np.ndarray, observation_fn: Callable[[], np.ndarray]) -> "Decision":
+        """A decision whose legal actions are read off a mask the caller already holds (the batched
+        engines' rows: the mask is kept as given, the observation still built only when asked)."""
+        decision = cls(seat, view, np.flatnonzero(mask).tolist(), observation_fn, lambda: mask)
+        decision._mask = mask
+        return decision
+
     @property
     def observation(self) -> np.ndarray:
         if self._observation is None:

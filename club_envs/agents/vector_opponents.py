@@ -42,8 +42,7 @@ class ViewPolicy:
         self.name = getattr(agent, "name", "agent")
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray, state: GameRows) -> np.ndarray:
-        decisions = [Decision(int(seat), self.view_of(state.games, int(g), int(seat)), np.flatnonzero(mask).tolist(),
-                              lambda o=obs: o, lambda m=mask: m)
+        decisions = [Decision.from_mask(int(seat), self.view_of(state.games, int(g), int(seat)), mask, lambda o=obs: o)
                      for obs, mask, g, seat in zip(observations, action_masks, state.rows, state.seats)]
         chosen = type(self.agent).act_batch([self.agent] * len(decisions), decisions)
         return np.asarray(chosen, dtype=np.int64)

@@ -296,10 +296,9 @@ class ArkhamDecodersVectorEnv(VectorEnv):
                 agent = self._agents[g, seat] = make_agent(name, self.config, seed=seed)
                 agent.reset(seat, seed)
             agents.append(agent)
-            mask = masks[g].copy()
-            decisions.append(Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
-                                      lambda g=g, seat=seat: self.observer.observe_games(
-                                          self.games, np.array([g]), np.array([seat]))[0], lambda mask=mask: mask))
+            decisions.append(Decision.from_mask(seat, view_of(self.games, g, seat), masks[g].copy(),
+                                                lambda g=g, seat=seat: self.observer.observe_games(
+                                                    self.games, np.array([g]), np.array([seat]))[0]))
         return np.array(act_grouped(agents, decisions), np.int64)
 
     # ------------------------------------------------------------------ records and infos

@@ -275,10 +275,9 @@ class MembersOnlyVectorEnv(VectorEnv):
         for g in rows.tolist():
             seat = int(self.games.tables.current[g])
             agents.append(self.lineups.agents[g, (seat - int(self.seats[g]) - 1) % self.num_players])
-            mask = masks[g].copy()
-            decisions.append(Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
-                                      lambda g=g, seat=seat: self.observer.observe_games(
-                                          self.games, np.array([g]), np.array([seat]))[0], lambda mask=mask: mask))
+            decisions.append(Decision.from_mask(seat, view_of(self.games, g, seat), masks[g].copy(),
+                                                lambda g=g, seat=seat: self.observer.observe_games(
+                                                    self.games, np.array([g]), np.array([seat]))[0]))
         return np.array(act_grouped(agents, decisions), np.int64)
 
     def _reset_agents(self, which: np.ndarray) -> None:

@@ -26,9 +26,10 @@ def test_every_shipped_config_is_valid(path):
     cfg = settings.raw
     players = cfg["game"]["num_players"]
     assert set([players] if isinstance(players, int) else players) <= set(configs.GAMES[cfg["game"]["name"]])
-    if "recipe" in cfg:  # belief iteration: its own trainer and schema, one recipe per game
+    if "recipe" in cfg:  # belief iteration and table PPO: their own trainers and schemas
         assert (cfg["recipe"], cfg["game"]["name"]) in {("belief_iteration", "members_only"),
-                                                        ("arkham_belief_iteration", "arkham_decoders")}
+                                                        ("arkham_belief_iteration", "arkham_decoders"),
+                                                        ("table_ppo", "members_only")}
         assert settings.RECIPE == cfg["recipe"]
     else:
         assert cfg["algorithm"]["name"] == settings.algorithm.name == "MaskablePPO"

@@ -64,7 +64,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
         "file": f"{name}.pt", "acting": "greedy (most probable legal action)" if greedy else
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
-        "policy_steps": meta["steps"], "run_steps": state["steps"],
+        "policy_steps": meta["steps"], "run_steps": state["steps"], "imitated": state.get("imitated"),
         "training_seconds": summary.get("seconds") or state.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
         "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
@@ -248,7 +248,9 @@ def _card_facts(card: dict) -> list[str]:
         f"{_mlp(card['obs_size'], card['network']['hidden'], card['num_actions'], card['network']['activation'])}, "
         "masked softmax over legal actions",
         f"- trained with: `{card['command']}` ({_ppo_recipe(card['config'])}); policy taken at {card['policy_steps']:,} "
-        f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}; "
+        f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}"
+        + (f" after {card['imitated']:,} decisions of imitation (not counted in the steps)" if card.get("imitated")
+           else "") + "; "
         + _wall_time(card, f" (stopped before its budget of {card['config']['budget']['total_steps']:,} steps; "
                            "`--resume` continues it)" if card.get("stopped_early") else ""),
         f"- acting: {card['acting']} (override with the `:greedy` / `:sample` suffix)",

@@ -43,6 +43,13 @@ def test_card_renders_exploit_results_with_baseline_and_command():
     assert "lower bound" in section
 
 
+def test_a_card_counts_an_imitation_warm_start_apart_from_the_steps():
+    plain = render_card(_card([]))
+    assert "imitation" not in plain.split("## Learning curve", 1)[0]
+    text = render_card({**_card([]), "imitated": 3_000_448})
+    assert "run steps: player 1,000 after 3,000,448 decisions of imitation (not counted in the steps); " in text
+
+
 def test_card_without_exploit_results_says_they_were_not_measured():
     text = render_card(_card([]))
     section = text.split("## Exploitability", 1)[1].split("## Training config", 1)[0]

@@ -47,6 +47,8 @@ SEARCH_BOT = "ismcts"  # Information-Set MCTS, with options: ismcts:iters=200:ro
 SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
     "members_only": ("members_only", {"*": "members_only.pt"}),
     "members_only_belief": ("members_only", {"*": "members_only_belief.npz"}),
+    # acting by its network alone on belief inputs (configs/members_only_neural.yaml, recipe: table_ppo)
+    "members_only_neural": ("members_only", {"*": "members_only_neural.pt"}),
     "arkham_team": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                               "investigator": "arkham_team.pt"}),
     "arkham_team_belief": ("arkham_decoders_club", {"leader": "arkham_team_belief.npz", "member": "arkham_team_belief.npz",

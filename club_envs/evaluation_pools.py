@@ -97,6 +97,7 @@ class PoolRow:
     side: str | None
     games: int
     wins: float
+    engine: str = "reference"  # where the series was played: "vector" (the batched engine) or "reference"
 
     @property
     def win_share(self) -> float:
@@ -109,7 +110,7 @@ class PoolRow:
     def as_json(self) -> dict[str, Any]:
         lo, hi = self.interval
         return {"opponent": self.opponent, "side": self.side, "games": self.games, "win_share": self.win_share,
-                "win_share_95ci": [lo, hi]}
+                "win_share_95ci": [lo, hi], "engine": self.engine}
 
 
 def _plays(roles_of: tuple[str, ...] | None, wanted: tuple[str, ...]) -> bool:
@@ -138,7 +139,7 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             learner = vector_opponent(spec.name, loaded, seed) if opponent is not None else None
             if learner is not None and not isinstance(learner, (str, dict)):
                 finished = play_games(spec.name, config.num_players, learner, opponent, games, seed)
-                rows.append(PoolRow(member.name, None, len(finished), sum(f.shares[f.seat] for f in finished)))
+                rows.append(PoolRow(member.name, None, len(finished), sum(f.shares[f.seat] for f in finished), "vector"))
                 continue
             lineup = [agent] + [member.name] * (config.num_players - 1)
             result = play_series(game, config, seat_agents=lineup, games=games, seed=seed)
@@ -156,15 +157,15 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             # a side's seats share each game's result: one game counts once
             tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
             wins = sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games
-            rows.append(PoolRow(member.name, side.name, games, wins))
+            rows.append(PoolRow(member.name, side.name, games, wins, "reference" if seated is None else "vector"))
     return rows
 
 
 def format_rows(agent: str, rows: list[PoolRow]) -> str:
     lines = [f"{agent} against the pool",
-             f"{'opponent':<28} {'side':<10} {'games':>6} {'win share':>10} {'95% interval':>16}"]
+             f"{'opponent':<28} {'side':<10} {'games':>6} {'win share':>10} {'95% interval':>16}  engine"]
     for row in rows:
         lo, hi = row.interval
         lines.append(f"{row.opponent:<28} {row.side or 'all':<10} {row.games:>6} {row.win_share:>10.3f} "
-                     f"{f'[{lo:.3f}, {hi:.3f}]':>16}")
+                     f"{f'[{lo:.3f}, {hi:.3f}]':>16}  {row.engine}")
     return "\n".join(lines)

@@ -104,6 +104,7 @@ def test_a_policy_meets_arkham_pool_members_on_the_batched_engine(monkeypatch):
 
     monkeypatch.setattr(pools, "play_series", refuse)
     rows = evaluate_pool(game, config, "arkham_neural", members, games=8, seed=4)
+    assert {r.engine for r in rows} == {"vector"} and {r.engine for r in reference} == {"reference"}
     expected = [("holdout_greedy", "team", 8), ("holdout_greedy", "black_man", 8), ("holdout_counter", "black_man", 8)]
     assert [(r.opponent, r.side, r.games) for r in rows] == [(r.opponent, r.side, r.games) for r in reference] == expected
     # the Black Man row is the batched series of that line-up, tallied per game

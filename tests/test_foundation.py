@@ -96,6 +96,16 @@ def _decision(legal):
     return Decision(0, None, legal, lambda: np.zeros(3, dtype=np.float32), lambda: mask)
 
 
+def test_a_decision_from_a_mask_reads_its_legal_actions_off_it_and_builds_the_observation_lazily():
+    mask = np.array([False, True, False, True, True])
+    built = []
+    decision = Decision.from_mask(2, "view", mask, lambda: built.append(1) or np.ones(3, dtype=np.float32))
+    assert decision.seat == 2 and decision.view == "view" and decision.legal_actions == [1, 3, 4]
+    assert decision.action_mask is mask and not built, "the mask as given; no observation built yet"
+    assert decision.observation.tolist() == [1.0, 1.0, 1.0] and decision.observation is decision.observation
+    assert built == [1]
+
+
 def test_random_agent_plays_only_legal_actions_and_is_seeded():
     a, b = RandomAgent(), RandomAgent()
     a.reset(0, seed=3)

@@ -42,6 +42,7 @@ positions are not kept); the same seed and budget give the same run.
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
@@ -231,10 +232,9 @@ class TablePpo:
         # taken before each update, so the next rollout can be played while the update runs
         self.acting_actor, self.acting_critic = self.actor, self.critic
         if ppo.overlap:
-            self.acting_actor = Actor(self.input_size, self.actions, net.hidden, net.activation)
-            self.acting_critic = Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden,
-                                        net.activation)
+            self.acting_actor, self.acting_critic = copy.deepcopy(self.actor), copy.deepcopy(self.critic)
         self._load(state)
+        self.progress_columns = self._progress_columns()
         league = settings.league
         self.pool = SnapshotPool(run_dir / "pool" / SIDE, "loss", [f for f in league.bots], league.bot_share,
                                  league.pool_size)
@@ -612,16 +612,19 @@ class TablePpo:
             print(f"evaluation at step {self.steps} failed and was skipped: {exc.__class__.__name__}: {exc}",
                   file=sys.stderr)
 
-    def _log(self, figures: dict[str, float]) -> None:
-        """One row per update; imitation rows leave the PPO-only columns empty. A run folder's
-        existing header is kept (folders from before the ``imitated`` column resume without it)."""
+    def _progress_columns(self) -> list[str]:
+        """The columns of ``progress.csv``: a run folder's existing header is kept (folders from
+        before the ``imitated`` column resume without it), read once when the trainer starts."""
         path = self.run_dir / PROGRESS_FILE
-        if path.is_file():
-            with path.open(newline="") as f:
-                keys = next(csv.reader(f), PROGRESS_COLUMNS)
-        else:
-            keys = PROGRESS_COLUMNS
-        append_csv(path, [[figures.get(k, "") for k in keys]], keys)
+        if not path.is_file():
+            return PROGRESS_COLUMNS
+        with path.open(newline="") as f:
+            return next(csv.reader(f), PROGRESS_COLUMNS)
+
+    def _log(self, figures: dict[str, float]) -> None:
+        """One row per update; imitation rows leave the PPO-only columns empty."""
+        keys = self.progress_columns
+        append_csv(self.run_dir / PROGRESS_FILE, [[figures.get(k, "") for k in keys]], keys)
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> None:

@@ -4,7 +4,9 @@
 and without numba's reference-counting runtime (``_nrt=False``). The engines never allocate
 inside compiled code -- callers hand in every array -- and without the runtime, handing a struct
 of arrays from rule to rule costs no atomic reference counts: measured on one Members Only turn
-(``end_turn`` over 4,096 games), 560 ns a game with the runtime, 8 ns without. With
+(``end_turn`` over 4,096 games), 560 ns a game with the runtime, 8 ns without. ``nogil=True``:
+the games release the interpreter lock while compiled code runs, so a training loop that updates
+in a second thread (``algorithm.overlap``, ``ppo.overlap``) keeps both cores busy. With
 ``NUMBA_DISABLE_JIT=1`` the functions stay plain Python.
 """
 
@@ -12,4 +14,4 @@ from __future__ import annotations
 
 from numba import njit
 
-compiled = njit(cache=True, _nrt=False)
+compiled = njit(cache=True, _nrt=False, nogil=True)

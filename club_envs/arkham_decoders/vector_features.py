@@ -20,6 +20,7 @@ the seat knows him, on the true book only if it is the Black Man, on a grimoire 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,20 @@ class Work:
             np.zeros((*pairs, NUM_BOOKS), np.int64), np.zeros(pairs, np.bool_),
             np.zeros((MAX_SEATS, NUM_BOOKS), np.int64),
         )
+
+
+_WORK = threading.local()
+
+
+def thread_work() -> Work:
+    """This thread's :class:`Work` (one set per thread, made on first use): the features of every
+    decision are asked for many times a round, and 18 fresh arrays a call cost a twentieth of the
+    games' time. Per thread, because compiled code writes into them and a training loop may read
+    features in a second thread (``algorithm.overlap``)."""
+    work = getattr(_WORK, "work", None)
+    if work is None:
+        work = _WORK.work = Work()
+    return work
 
 
 # --------------------------------------------------------------------------- the reading
@@ -398,7 +413,7 @@ def heuristic_extras(games: Any, rows: np.ndarray, seats: np.ndarray, masks: np.
     p_true, by_book = np.zeros((count, NUM_BOOKS)), np.zeros((count, NUM_BOOKS))
     clear = np.zeros(count, np.bool_)
     extras_rows(games.tables, games.rules, rows, seats, masks, out, p_true, by_book, clear,
-                (work or Work()).arrays)
+                (work or thread_work()).arrays)
     for k in range(count):
         out[k, TOTAL_SAN] = float(np.dot(p_true[k], by_book[k])) / TOTAL_SCALE
     for k in np.flatnonzero(~clear):

@@ -15,6 +15,7 @@ from dataclasses import replace
 # The vectorisation modes of club_envs.training.throughput.MODES (named here so that the menu and
 # --help need no torch; a test keeps the two equal).
 MODES = ("vector", "batched", "workers", "dummy", "subprocess")
+LOOPS = ("turns", "overlap")  # club_envs.training.throughput.LOOPS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -24,6 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    "members_only_selfplay and arkham_decoders configs")
     p.add_argument("--rollouts", type=int, default=3, help="timed PPO iterations per measurement (after one warm-up)")
     p.add_argument("--modes", nargs="+", choices=MODES, default=["vector", "batched"])
+    p.add_argument("--loops", nargs="+", choices=LOOPS, default=list(LOOPS),
+                   help="stable-baselines3's loop (turns) and the learner that plays its next rollout while it "
+                   "updates (overlap, algorithm.overlap; printed as <mode>+ov)")
     p.add_argument("--bots", nargs="*", default=None, help="override the pool's bots (none: pure self-play)")
     p.add_argument("--update-threads", type=int, choices=range(1, 17), metavar="1..16", default=None,
                    help="override algorithm.update_threads (torch threads in PPO's updates, ceiling included)")
@@ -55,19 +59,20 @@ def run(args: argparse.Namespace) -> int:
             settings = replace(settings, selfplay=replace(settings.selfplay, bots=tuple(bots)))
         if args.update_threads is not None:
             settings = replace(settings, algorithm=replace(settings.algorithm, update_threads=args.update_threads))
-        results.append((label, throughput.measure_case(settings, label, args.modes, args.rollouts)))
+        results.append((label, throughput.measure_case(settings, label, args.modes, args.rollouts,
+                                                                  tuple(args.loops))))
     if len(results) > 1:
-        _print_summary(results, args.modes)
+        _print_summary(results, [m if loop == "turns" else f"{m}+ov" for m in args.modes for loop in args.loops])
     return 0
 
 
 def _print_summary(results: list[tuple[str, dict]], modes: list[str]) -> None:
     """Per case: the ceiling, then per mode steps/s, the ratio to the ceiling (wall and CPU time)
     and the in-turn bound, then the two-core bound."""
-    print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>9} {'x':>5} {'x cpu':>5} {'bound':>5}" for m in modes)
+    print(f"{'case':<28} {'ceiling':>8} " + " ".join(f"{m:>10} {'x':>5} {'x cpu':>5} {'bound':>5}" for m in modes)
           + f" {'2-core':>6}")
     for label, r in results:
         print(f"{label:<28} {r['ceiling']:>8.0f} "
-              + " ".join(f"{r[m]:>9.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f} "
-                         f"{r[m + ' bound']:>5.2f}" if m in r else f"{'-':>9} {'-':>5} {'-':>5} {'-':>5}" for m in modes)
+              + " ".join(f"{r[m]:>10.0f} {r[m] / r['ceiling']:>5.2f} {r[m + ' cpu'] / r['ceiling cpu']:>5.2f} "
+                         f"{r[m + ' bound']:>5.2f}" if m in r else f"{'-':>10} {'-':>5} {'-':>5} {'-':>5}" for m in modes)
               + (f" {r['two-core bound']:>6.2f}" if "two-core bound" in r else ""))

@@ -83,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
         "max_grad_norm": 0.5,
         "update_threads": 1,
         "critic": "observation",
+        "overlap": False,
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
     "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1, "engine": "auto"},
@@ -192,6 +193,7 @@ def selfplay_schema() -> dict[str, Any]:
                         "max_grad_norm": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e6},
                         "update_threads": {"type": "integer", "minimum": 1, "maximum": 16},
                         "critic": {"enum": list(CRITICS)},
+                        "overlap": {"type": "boolean"},
                     }
                 ),
                 "network": section(
@@ -543,6 +545,13 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     if config.get("backend", "sb3") == "rllib" and algo["update_threads"] != 1:
         raise ConfigFileError(f"{source}: algorithm.update_threads: {algo['update_threads']} belongs to the "
                               "stable-baselines3 backend (Ray sizes its own learner); allowed values with backend rllib: 1")
+    if algo["overlap"] and config.get("backend", "sb3") == "rllib":
+        raise ConfigFileError(f"{source}: algorithm.overlap: true belongs to the stable-baselines3 backend "
+                              "(Ray runs its own collectors); allowed values with backend rllib: false")
+    if algo["overlap"] and algo["update_threads"] != 1:
+        raise ConfigFileError(f"{source}: algorithm.update_threads: {algo['update_threads']} with algorithm.overlap: "
+                              "the update runs on one thread beside the rollout (both cores are busy); "
+                              "allowed values with overlap: 1")
     if algo["critic"] == "privileged" and config.get("backend", "sb3") == "rllib":
         raise ConfigFileError(f"{source}: algorithm.critic: 'privileged' belongs to the stable-baselines3 backend "
                               "(the RLlib modules read the observation only); allowed values with backend rllib: observation")

@@ -3,7 +3,9 @@
 The actor and the critic are separate MLPs of ``network.hidden`` with ``network.activation``; the
 exported policy file holds the actor only (:mod:`club_envs.training.policy_meta`). With
 ``algorithm.critic: privileged`` the critic also reads the hidden state the environments append to
-the inputs, which the actor never sees (:mod:`club_envs.training.privileged`).
+the inputs, which the actor never sees (:mod:`club_envs.training.privileged`). With
+``algorithm.overlap`` the learner plays its next rollout while it updates
+(:mod:`club_envs.training.overlap`); its checkpoints load into either class.
 """
 
 from __future__ import annotations
@@ -15,11 +17,17 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from club_envs.agents.policy import actor_weights_from_sb3
+from club_envs.training.overlap import OverlappedMaskablePPO
 from club_envs.training.policy_meta import write_policy
 from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
 from club_envs.training.settings import AlgorithmSettings, NetworkSettings
 
 ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+
+
+def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
+    """The learner's class: MaskablePPO, or its overlapped loop (``algorithm.overlap``)."""
+    return OverlappedMaskablePPO if algorithm.overlap else MaskablePPO
 
 
 def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSettings, seed: int) -> MaskablePPO:
@@ -28,7 +36,7 @@ def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSetting
     extra: dict[str, Any] = {}
     if algorithm.critic == "privileged":  # venv's rows end with the hidden state, for the critic only
         policy, extra = PrivilegedCriticPolicy, {"actor_size": actor_size(venv)}
-    return MaskablePPO(
+    return learner_class(algorithm)(
         policy, venv, seed=seed, device="cpu", verbose=0,
         learning_rate=algorithm.learning_rate, n_steps=algorithm.n_steps, batch_size=algorithm.batch_size,
         n_epochs=algorithm.n_epochs, gamma=algorithm.gamma, gae_lambda=algorithm.gae_lambda,

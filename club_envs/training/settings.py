@@ -53,6 +53,7 @@ class AlgorithmSettings:
     max_grad_norm: float
     update_threads: int
     critic: str = "observation"  # or "privileged": the critic also reads the hidden state (training only)
+    overlap: bool = False  # play the next rollout while the update runs (club_envs.training.overlap)
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,20 @@ wait while it acts and updates), so a mode's ratio is at most ``G / (G + C)`` fo
 would take at least ``U + (E + A) / 2`` per step, where ``E`` is the games' CPU time per step in one
 process and ``A`` and ``U`` the ceiling's acting and update time per step; the last line prints
 that ratio (``two-core bound``), from the batched mode's games.
+
+**Loops** (``--loops``): ``turns`` is stable-baselines3's own loop; ``overlap`` the learner that
+plays its next rollout while it updates (:mod:`club_envs.training.overlap`, ``algorithm.overlap``),
+printed as ``<mode>+ov``. Both are measured against the same ceiling (MaskablePPO's, taking turns on
+the trivial environment). An overlapped loop is bounded by its slower half instead of the sum: at
+most ``(A + U) / max(1 / G + A, U)`` of the ceiling (the games and acting on one core, the update
+on the other), the ``bound`` of its row.
 """
 
 from __future__ import annotations
 
 import functools
 import tempfile
+from dataclasses import replace
 import time
 from pathlib import Path
 
@@ -66,6 +74,7 @@ from club_envs.training.train import export_policy, make_selfplay_env, make_self
 from club_envs.training.vector_selfplay import pooled_env
 
 MODES = ("vector", "batched", "workers", "dummy", "subprocess")
+LOOPS = ("turns", "overlap")
 
 
 class TrivialEnv(gym.Env):
@@ -134,6 +143,16 @@ def games_alone(venv, steps: int, seed: int = 0) -> dict[str, float]:
     return {"steps_per_second": done / wall, "steps_per_cpu_second": done / cpu}
 
 
+def overlap_bound(ceiling: dict, games_rate: float) -> float:
+    """The best ratio to the ceiling of the overlapped loop: per step the slower of the games and
+    acting ``1 / G + A`` (one core) and the update ``U`` (the other), ``(A + U) / max(1 / G + A, U)``
+    with ``A`` and ``U`` from the ceiling's own split."""
+    per_step = 1.0 / ceiling["steps_per_second"]
+    update = ceiling.get("update_share", 0.0) * per_step
+    act = per_step - update
+    return per_step / max(1.0 / games_rate + act, update)
+
+
 def two_core_bound(ceiling: dict, games_cpu_rate: float) -> float:
     """The best ratio to the ceiling of any loop on two cores that keeps PPO on-policy: the games'
     CPU time per step ``E`` and the learner's acting ``A`` shared perfectly between both cores
@@ -159,9 +178,10 @@ SUITE: tuple[tuple[str, str, list[str] | None], ...] = (
 )
 
 
-def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollouts: int) -> dict[str, float]:
-    """Steps per second of the ceiling and of each mode for one config (``"<mode> cpu"``: per
-    CPU-second); prints a table as it goes."""
+def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollouts: int,
+                 loops: tuple[str, ...] = ("turns",)) -> dict[str, float]:
+    """Steps per second of the ceiling and of each mode and loop for one config (``"<mode> cpu"``:
+    per CPU-second; the overlapped loop as ``"<mode>+ov"``); prints a table as it goes."""
     sp, algo = settings.selfplay, settings.algorithm
     side = side_names(settings.game.name)[0]
     n = settings.envs.n_envs
@@ -179,6 +199,7 @@ def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollout
               f"{algo.n_epochs} epochs on {algo.update_threads} thread(s), "
               f"network {list(settings.network.hidden)}, inputs "
               f"{settings.network.features}; opponents: {', '.join(sp.bots) or 'snapshots only'}")
+        settings = replace(settings, algorithm=replace(settings.algorithm, overlap=False))  # the ceiling's loop
         top = measure(settings, DummyVecEnv([functools.partial(TrivialEnv, obs_size, int(env.action_space.n))] * n),
                       rollouts)
         ceiling = out["ceiling"] = top["steps_per_second"]
@@ -192,15 +213,21 @@ def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollout
             if gaps:
                 print(f"{mode:>10} skipped: the batched engine cannot play {'; '.join(gaps)}", flush=True)
                 continue
-            r = measure(settings, _venv(settings, mode, side, run_dir), rollouts)
             alone = games_alone(_venv(settings, mode, side, run_dir), rollouts * algo.n_steps * n)
             games = alone["steps_per_second"]
-            out[mode], out[f"{mode} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
-            out[f"{mode} bound"] = games / (games + ceiling)  # the loop takes turns with its games
-            print(f"{mode:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
-                  f"{r['steps_per_cpu_second'] / out['ceiling cpu']:>6.2f} "
-                  f"{r.get('env_share', 0):>6.0%} {r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}"
-                  f" {games:>8.0f} {out[f'{mode} bound']:>6.2f}", flush=True)
+            for loop in loops:
+                name = mode if loop == "turns" else f"{mode}+ov"
+                looped = replace(settings, algorithm=replace(settings.algorithm, overlap=loop == "overlap"))
+                if loop == "overlap":  # its update runs on one thread beside the rollout (a config error otherwise)
+                    looped = replace(looped, algorithm=replace(looped.algorithm, update_threads=1))
+                r = measure(looped, _venv(looped, mode, side, run_dir), rollouts)
+                out[name], out[f"{name} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
+                # taking turns with its games, or overlapping them with the update
+                out[f"{name} bound"] = games / (games + ceiling) if loop == "turns" else overlap_bound(top, games)
+                print(f"{name:>10} {r['steps_per_second']:>9.0f} {r['steps_per_second'] / ceiling:>9.2f} "
+                      f"{r['steps_per_cpu_second'] / out['ceiling cpu']:>6.2f} {r.get('env_share', 0):>6.0%} "
+                      f"{r.get('act_share', 0):>7.0%} {r.get('update_share', 0):>7.0%}"
+                      f" {games:>8.0f} {out[f'{name} bound']:>6.2f}", flush=True)
             if mode == ("vector" if "vector" in modes and not gaps else "batched") and "two-core bound" not in out:
                 out["two-core bound"] = two_core_bound(top, alone["steps_per_cpu_second"])
         if "two-core bound" in out:

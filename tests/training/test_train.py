@@ -164,6 +164,19 @@ def test_seeded_runs_repeat(tmp_path):
     assert_same_runs(a, b)
 
 
+def assert_repeats_and_resumes(tmp_path: Path, cfg: dict, further: int) -> None:
+    """``cfg`` trains twice to the same weights and evaluations, and its first run folder resumes
+    to ``further`` steps."""
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    a = trainer.run(path, runs_dir=tmp_path / "a", progress=False)
+    b = trainer.run(path, runs_dir=tmp_path / "b", progress=False)
+    assert_same_runs(a, b)
+    bump_budget(a, further)
+    trainer.run(resume=a, progress=False)
+    assert sum(json.loads((a / "state.json").read_text())["steps"].values()) >= further
+
+
 def assert_same_runs(a, b) -> None:
     """Two run folders hold the same exported weights and the same evaluations."""
     assert sorted((a / "latest").glob("*.pt"))

@@ -10,13 +10,12 @@ import yaml
 
 from club_envs.training import config as configs
 from club_envs.training import examples
-from club_envs.training import train as trainer
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
 from club_envs.training.train import make_selfplay_game
 from club_envs.training.worker_vec import WorkerError, WorkerVecEnv
 
 from tests.training.test_selfplay_vec import config_with_pool, rollout, same
-from tests.training.test_train import assert_same_runs
+from tests.training.test_train import assert_repeats_and_resumes
 
 
 @pytest.mark.parametrize("game,features", [("members_only", "members_only_heuristic"),
@@ -96,16 +95,7 @@ def test_training_with_workers_runs_resumes_and_repeats(tmp_path):
     cfg = yaml.safe_load(examples.path_of("members_only_smoke").read_text())
     cfg["envs"] = {"n_envs": 4, "workers": 2}
     cfg["budget"]["total_steps"] = 384
-    path = tmp_path / "workers.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    a = trainer.run(path, runs_dir=tmp_path / "a", progress=False)
-    b = trainer.run(path, runs_dir=tmp_path / "b", progress=False)
-    assert_same_runs(a, b)
-    cfg["budget"]["total_steps"] = 640  # resume the same folder further
-    (a / "config.yaml").write_text(configs.dump(configs.validate(cfg)))
-    trainer.run(resume=a, progress=False)
-    state = yaml.safe_load((a / "state.json").read_text())
-    assert sum(state["steps"].values()) >= 640
+    assert_repeats_and_resumes(tmp_path, cfg, 640)
 
 
 def test_a_worker_killed_from_outside_is_reported(tmp_path):

@@ -16,7 +16,10 @@ same (0 until the end, then ``reward_mode`` "win" +1/-1 or "san", the scaled SAN
 the Black Man). The games run on :mod:`club_envs.arkham_decoders.vector_engine`.
 
 * ``role``: ``"leader"``, ``"member"``, ``"investigator"``, ``"black_man"`` (the seat dealt that
-  role; among several members one at random) or ``"any"`` (a random seat every game). ``roles``
+  role; among several members one at random) or ``"any"`` (a random seat every game); or a sequence
+  of those, game ``i`` playing ``role[i % len(role)]`` -- how a trainer holds a side's roles in one
+  set of games (``("leader", "member", "investigator")``: the team), not one small set per role,
+  whose per-call costs would be paid once per role. ``info["role"]`` says each game's. ``roles``
   fixes the public roles and ``insanity_penalty`` sets the penalty, as in the one-game env.
 * ``opponents`` (:mod:`club_envs.arkham_decoders.vector_lineup`): ``"random"`` (uniformly random
   legal moves, drawn per game) or ``"heuristic"`` (the bot of :mod:`club_envs.arkham_decoders.bots`,
@@ -109,7 +112,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         self,
         num_envs: int,
         num_players: int = 5,
-        role: str = "any",
+        role: str | Sequence[str] = "any",
         opponents: Any = "random",
         roles: Sequence[str] | None = None,
         insanity_penalty: int | None = None,
@@ -120,18 +123,25 @@ class ArkhamDecodersVectorEnv(VectorEnv):
             num_players=num_players, roles=tuple(roles) if roles is not None else None, insanity_penalty=insanity_penalty
         )
         self.num_players = self.config.num_players
-        check_choice("role", role, tuple(LEARNER_ROLES))
+        learner_roles = (role,) if isinstance(role, str) else tuple(role)
+        if not learner_roles:
+            raise ConfigError(f"role=(): expected one of {', '.join(LEARNER_ROLES)} or a sequence of them")
+        for one in learner_roles:
+            check_choice("role", one, tuple(LEARNER_ROLES))
         check_choice("reward_mode", reward_mode, tuple(REWARD_MODES))
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"num_envs={num_envs!r}: expected a whole number >= 1")
         self.num_envs = int(num_envs)
         if not isinstance(keep_records, bool):
             raise ConfigError(f"keep_records={keep_records!r}: expected True or False")
-        self.role = role
-        self.lineups = GameLineups(opponents, self.num_players, self.num_envs, role)
+        self.role = role if isinstance(role, str) else learner_roles
+        # a dict line-up may leave out the learner's role only when it is always the same one
+        self.lineups = GameLineups(opponents, self.num_players, self.num_envs,
+                                   learner_roles[0] if len(set(learner_roles)) == 1 else "any")
         self.keep_records = keep_records
         self._log = ActionLog(self.num_envs, keep_records)
-        self._role_code = ANY_ROLE if role == "any" else ROLES.index(role)
+        codes = [ANY_ROLE if one == "any" else ROLES.index(one) for one in learner_roles]
+        self._role_codes = np.array([codes[g % len(codes)] for g in range(self.num_envs)], np.int64)
         self.reward_mode = tuple(REWARD_MODES).index(reward_mode)
         self.observer = VectorObserver(self.config)
         self.single_observation_space = spaces.Box(low=0.0, high=1.0, shape=(self.observer.size,), dtype=np.float32)
@@ -228,15 +238,18 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         its first turn; dealt again while a game ends before that, at most ``MAX_DEALS`` times."""
         games, todo = self.games, which.copy()
         for _ in range(MAX_DEALS):
-            deal_games(games.tables, games.rules, todo, self._role_code, self.seats, self._log.counts)
+            deal_games(games.tables, games.rules, todo, self._role_codes, self.seats, self._log.counts)
             if self._agents:  # the reference bots of the last games leave with them
                 self._agents = {key: agent for key, agent in self._agents.items() if not todo[key[0]]}
             self._drive(todo)
             todo &= games.is_over
             if not todo.any():
                 return
+        g = int(np.flatnonzero(todo)[0])
+        code = int(self._role_codes[g])
+        role = "any" if code == ANY_ROLE else ROLES[code]
         raise RuntimeError(
-            f"game {np.flatnonzero(todo)[0]}: {MAX_DEALS} games in a row ended before the {self.role} learner had a "
+            f"game {g}: {MAX_DEALS} games in a row ended before the {role} learner had a "
             "decision; its seat only acts when the opponents pass (choose another role or other opponents)"
         )
 

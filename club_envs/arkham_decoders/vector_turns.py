@@ -68,14 +68,15 @@ def end_reward(s, r: Rules, seat: int, reward_mode: int) -> float:
 
 
 @compiled
-def deal_games(t: np.ndarray, r: Rules, which: np.ndarray, role: int, seats: np.ndarray, counts: np.ndarray) -> None:
-    """New games where ``which`` is set, dealt from each game's generator, the learner seated and
-    the game's action log emptied."""
+def deal_games(t: np.ndarray, r: Rules, which: np.ndarray, roles: np.ndarray, seats: np.ndarray,
+               counts: np.ndarray) -> None:
+    """New games where ``which`` is set, dealt from each game's generator, the learner seated in
+    the game's role (``roles[g]``, as :func:`choose_seat` takes it) and the game's action log emptied."""
     for g in range(which.shape[0]):
         if which[g]:
             reset_game(t[g], r)
             counts[g] = 0
-            seats[g] = choose_seat(t[g], r, role)
+            seats[g] = choose_seat(t[g], r, roles[g])
 
 
 @compiled

@@ -58,7 +58,7 @@ def vector_gaps(settings: SelfPlayConfig) -> list[str]:
         gaps.append(f"algorithm.critic: 'privileged' ({game}'s hidden state has no batched-engine form)")
     variants = sum(len(games.vector_variants(settings.game, side)) for side in games.side_names(game)[:1])
     if settings.envs.n_envs < variants:
-        gaps.append(f"envs.n_envs: {settings.envs.n_envs} (the batched engine gives every table size and role its "
+        gaps.append(f"envs.n_envs: {settings.envs.n_envs} (the batched engine gives every table size its "
                     f"own games: {variants} or more)")
     if settings.envs.subprocess or not settings.envs.batched:
         gaps.append("envs.subprocess / envs.batched: false (the batched engine runs its games in this process)")

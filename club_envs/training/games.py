@@ -71,10 +71,13 @@ def view_options(game: GameSettings, num_players: int, role: str | None = None) 
 
 
 def vector_variants(game: GameSettings, side: str) -> list[dict[str, Any]]:
-    """The options of every (player count, role) the side's learner trains at, for the batched
-    engine's vector environment (each holds a share of the games)."""
-    roles = side_roles(game.name, side) or [None]
-    return [view_options(game, n, r) for n in game.num_players for r in roles]
+    """The options of every player count the side's learner trains at, for the batched engine's
+    vector environment (each holds a share of the games). A side of several roles holds them all in
+    each (its games take the roles in turn): one vector environment per role would pay each call's
+    fixed cost once per role, on a handful of games each."""
+    roles = side_roles(game.name, side)
+    role = None if not roles else roles[0] if len(roles) == 1 else tuple(roles)
+    return [view_options(game, n, role) for n in game.num_players]
 
 
 MAX_SHOWN = 300  # characters of an environment's refusal a config error shows

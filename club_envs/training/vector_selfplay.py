@@ -6,9 +6,9 @@ draw the opponents from the pools, play their moves, hand the learner's result t
 done here for N games on the games' vector environments
 (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``):
 
-* The games are split as evenly as possible over the side's variants (table sizes x roles), one
-  vector environment each (the one-game path draws a variant per episode: the same mix in
-  expectation).
+* The games are split as evenly as possible over the side's table sizes, one vector environment
+  each, whose games take the side's roles in turn (the one-game path draws a size and a role per
+  episode: the same mix in expectation).
 * When a game is about to be dealt (``before_deal``), its opponents are drawn from the pools with
   that game's own generator and seated for that game alone (``set_opponents(value, games=...)``).
   Bots the batched engine plays itself stay names; every frozen snapshot in play becomes one
@@ -72,7 +72,7 @@ class LearnerVectorEnv(VectorEnv):
         self.parts: list[Any] = []
         if num_envs < len(variants):
             raise ValueError(f"{num_envs} games cannot cover the {len(variants)} table variants of {game} "
-                             f"(sizes x roles) on the batched engine; give at least {len(variants)} games")
+                             f"(table sizes) on the batched engine; give at least {len(variants)} games")
         self.num_envs, self.game = int(num_envs), game
         self.features = get_features(features)
         spec = get_spec(game)

@@ -72,6 +72,28 @@ def test_any_role_seats_the_learner_anywhere():
     assert set(info["seat"].tolist()) == set(range(5)) and set(info["role"].tolist()) == set(ROLES)
 
 
+def test_a_sequence_of_roles_is_taken_in_turn_by_the_games_in_every_deal():
+    team = ("leader", "member", "investigator")
+    envs = make(7, num_players=5, role=team, opponents="heuristic")
+    wanted = np.array([team[g % 3] for g in range(7)], dtype=object)
+    _, info = envs.reset(seed=3)
+    rng, dealt = np.random.default_rng(0), 0
+    for _ in range(200):  # the games dealt anew keep their role
+        assert (info["role"] == wanted).all()
+        assert (envs.games.roles()[np.arange(7), info["seat"]] == [ROLES.index(r) for r in wanted]).all()
+        _, _, terminated, _, info = envs.step([rng.choice(np.flatnonzero(m)) for m in envs.action_masks()])
+        dealt += int(terminated.sum())
+    assert dealt > 7
+    # a dict line-up names every role when the learner's varies: in some games each is someone else's
+    with pytest.raises(ConfigError, match="no opponent for role.*leader"):
+        make(3, role=team, opponents={"member": "random", "investigator": "random", "black_man": "heuristic"})
+    make(3, role=("member",), opponents={"leader": "random", "investigator": "random", "black_man": "heuristic"})
+    with pytest.raises(ConfigError, match="role"):
+        make(3, role=("leader", "advisor"))
+    with pytest.raises(ConfigError, match="role"):
+        make(3, role=())
+
+
 def test_a_seed_gives_the_same_games():
     a, b = make(8, num_players=5), make(8, num_players=5)
     obs_a, _ = a.reset(seed=9)

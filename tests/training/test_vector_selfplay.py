@@ -223,7 +223,7 @@ def test_an_imitation_warm_start_with_a_privileged_critic_on_the_batched_engine(
 
 
 def test_both_arkham_sides_train_on_the_batched_engine_with_a_privileged_critic(tmp_path):
-    """Nine table variants (three sizes x the team's three roles), each side learning in its phase
+    """Three table sizes, the team's games taking its three roles in turn, each side learning in its phase
     against the other side's pool, the critic reading the hidden state from the arrays."""
     import yaml
 

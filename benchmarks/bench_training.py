@@ -9,7 +9,9 @@ meaningful on a loaded machine; by default in two modes, all games in the traini
 (``batched``) and split over worker processes (``workers``). Each mode's games are also timed alone
 (random legal learner moves, no learner), which bounds the ratio any loop can reach with them: the
 ``bound`` column for stable-baselines3's loop, which takes turns, and the ``two-core bound`` for a
-loop that would overlap games and acting perfectly on both cores. Figures: docs/benchmarks.md.
+loop that would overlap games and acting perfectly on both cores. Each mode runs with both loops
+(``--loops turns overlap``): stable-baselines3's own, and the learner that plays its next rollout
+while it updates (``algorithm.overlap``, rows ``<mode>+ov``). Figures: docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -55,6 +55,9 @@ CONFIG_MEANINGS: dict[str, str] = {
     "(those and the hidden state: every hand, the Black Man, the true grimoire; training only, the actor and the "
     "exported policy never see it). stable-baselines3 backend; with `pretrain.games` it needs "
     "`pretrain.critic_steps` (the critic learns on the training games after the actor's imitation)",
+    "algorithm.overlap": "play the next rollout while the update runs in a second thread (the rollout one update "
+    "behind the learner; stable-baselines3 backend, `update_threads: 1`): about 1.5x the learner steps on a 2-core "
+    "machine with a free core; runs repeat; checkpoints resume with either value",
     "network.hidden": "layer sizes of the actor's MLP and of the critic's (separate networks)",
     "network.activation": "activation between the layers",
     "network.features": "extra policy inputs computed from the seat's own observation (e.g. each Members Only "

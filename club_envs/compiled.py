@@ -6,7 +6,9 @@ inside compiled code -- callers hand in every array -- and without the runtime, 
 of arrays from rule to rule costs no atomic reference counts: measured on one Members Only turn
 (``end_turn`` over 4,096 games), 560 ns a game with the runtime, 8 ns without. ``nogil=True``:
 the games release the interpreter lock while compiled code runs, so a training loop that updates
-in a second thread (``algorithm.overlap``, ``ppo.overlap``) keeps both cores busy. With
+in a second thread (``algorithm.overlap``, ``ppo.overlap``) keeps both cores busy (numba's cache
+is keyed by the functions' source and signatures, not these options: a cache written before an
+option changed is used until the source files change or the cache is removed). With
 ``NUMBA_DISABLE_JIT=1`` the functions stay plain Python.
 """
 

@@ -51,7 +51,8 @@ class OverlappedMaskablePPO(MaskablePPO):
     @policy.setter
     def policy(self, value) -> None:
         self.__dict__["_learner_policy"] = value
-        self._acting_policy = None  # a new learner (built or loaded): the copy is taken again
+        # a new learner (built or loaded, its rollout buffer made anew): the copy and the spare buffer too
+        self._acting_policy = self._spare_buffer = None
 
     def _excluded_save_params(self) -> list[str]:
         return [*super()._excluded_save_params(), "_collecting", "_learner_policy", "_acting_policy", "_spare_buffer"]

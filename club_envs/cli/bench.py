@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         results.append((label, throughput.measure_case(settings, label, args.modes, args.rollouts,
                                                                   tuple(args.loops))))
     if len(results) > 1:
-        _print_summary(results, [m if loop == "turns" else f"{m}+ov" for m in args.modes for loop in args.loops])
+        _print_summary(results, [throughput.row_name(m, loop) for m in args.modes for loop in args.loops])
     return 0
 
 

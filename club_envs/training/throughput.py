@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import functools
 import tempfile
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import gymnasium as gym
@@ -143,13 +143,24 @@ def games_alone(venv, steps: int, seed: int = 0) -> dict[str, float]:
     return {"steps_per_second": done / wall, "steps_per_cpu_second": done / cpu}
 
 
+def row_name(mode: str, loop: str) -> str:
+    """How a mode's row is named in the tables: the mode, ``<mode>+ov`` for the overlapped loop."""
+    return mode if loop == "turns" else f"{mode}+ov"
+
+
+def _ceiling_split(ceiling: dict) -> tuple[float, float, float]:
+    """``(per step, acting A, update U)`` seconds of the ceiling's own split (the trivial env's time
+    counts as acting)."""
+    per_step = 1.0 / ceiling["steps_per_second"]
+    update = ceiling.get("update_share", 0.0) * per_step
+    return per_step, per_step - update, update
+
+
 def overlap_bound(ceiling: dict, games_rate: float) -> float:
     """The best ratio to the ceiling of the overlapped loop: per step the slower of the games and
     acting ``1 / G + A`` (one core) and the update ``U`` (the other), ``(A + U) / max(1 / G + A, U)``
     with ``A`` and ``U`` from the ceiling's own split."""
-    per_step = 1.0 / ceiling["steps_per_second"]
-    update = ceiling.get("update_share", 0.0) * per_step
-    act = per_step - update
+    per_step, act, update = _ceiling_split(ceiling)
     return per_step / max(1.0 / games_rate + act, update)
 
 
@@ -158,9 +169,7 @@ def two_core_bound(ceiling: dict, games_cpu_rate: float) -> float:
     CPU time per step ``E`` and the learner's acting ``A`` shared perfectly between both cores
     during rollouts, the update ``U`` alone (the next rollout needs its result), i.e.
     ``(A + U) / (U + (E + A) / 2)`` with ``A`` and ``U`` from the ceiling's own split."""
-    per_step = 1.0 / ceiling["steps_per_second"]
-    update = ceiling.get("update_share", 0.0) * per_step
-    act = per_step - update  # the trivial env's time counts as acting
+    per_step, act, update = _ceiling_split(ceiling)
     return per_step / (update + (1.0 / games_cpu_rate + act) / 2)
 
 
@@ -216,10 +225,10 @@ def measure_case(settings: SelfPlayConfig, label: str, modes: list[str], rollout
             alone = games_alone(_venv(settings, mode, side, run_dir), rollouts * algo.n_steps * n)
             games = alone["steps_per_second"]
             for loop in loops:
-                name = mode if loop == "turns" else f"{mode}+ov"
-                looped = replace(settings, algorithm=replace(settings.algorithm, overlap=loop == "overlap"))
-                if loop == "overlap":  # its update runs on one thread beside the rollout (a config error otherwise)
-                    looped = replace(looped, algorithm=replace(looped.algorithm, update_threads=1))
+                name, overlap = row_name(mode, loop), loop == "overlap"
+                # the overlapped update runs on one thread beside the rollout (more is a config error)
+                threads = 1 if overlap else settings.algorithm.update_threads
+                looped = replace(settings, algorithm=replace(settings.algorithm, overlap=overlap, update_threads=threads))
                 r = measure(looped, _venv(looped, mode, side, run_dir), rollouts)
                 out[name], out[f"{name} cpu"] = r["steps_per_second"], r["steps_per_cpu_second"]
                 # taking turns with its games, or overlapping them with the update

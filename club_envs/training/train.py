@@ -161,8 +161,8 @@ def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool |
     report.say(f"games on the {'batched' if engine == engines.VECTOR else 'one-game'} engine ({why})")
     venvs: dict[str, TimedVecEnv] = {}
     models: dict[str, MaskablePPO] = {}
+    overlapping = " (its next rollout played while it updates: algorithm.overlap)" if settings.algorithm.overlap else ""
     for k, side in enumerate(sides):
-        overlapping = " (its next rollout played while it updates: algorithm.overlap)" if settings.algorithm.overlap else ""
         report.say(f"{side}: starting {settings.envs.n_envs} self-play games and the learner{overlapping}")
         venvs[side], models[side] = side_learner(settings, side, k, run_dir, pools[side], report, engine)
     loop = SelfPlayLoop(settings, run_dir, state, pools, models, venvs, report)

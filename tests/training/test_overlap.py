@@ -72,7 +72,7 @@ class Played(BaseCallback):
         return True
 
 
-def test_each_rollout_is_played_with_the_weights_from_before_the_update_running_beside_it():
+def test_each_rollout_is_played_with_the_weights_from_before_the_update_running_beside_it(monkeypatch):
     updates: list[np.ndarray] = []
     model = _learner(OverlappedMaskablePPO)
     train = MaskablePPO.train
@@ -82,12 +82,9 @@ def test_each_rollout_is_played_with_the_weights_from_before_the_update_running_
         assert threading.current_thread().name == "ppo-update" or len(updates) in (4, 5)
         train(self)
 
-    played = Played()
-    MaskablePPO.train, start = recorded, _weights(model.policy)
-    try:
-        model.learn(4 * 128, callback=played)
-    finally:
-        MaskablePPO.train = train
+    played, start = Played(), _weights(model.policy)
+    monkeypatch.setattr(MaskablePPO, "train", recorded)
+    model.learn(4 * 128, callback=played)
     assert len(played.weights) == len(updates) == 4  # every rollout learned from, the last after the collection
     assert played.threads == {threading.main_thread().name}  # callbacks and signals stay in the calling thread
     np.testing.assert_array_equal(played.weights[0], start)
@@ -129,19 +126,15 @@ def test_the_checkpoint_holds_the_learner_and_loads_into_either_loop(tmp_path):
         loaded.learn(128, reset_num_timesteps=False)
 
 
-def test_an_error_in_the_update_reaches_the_caller():
+def test_an_error_in_the_update_reaches_the_caller(monkeypatch):
     model = _learner(OverlappedMaskablePPO)
-    train = MaskablePPO.train
 
     def broken(self):
         raise RuntimeError("update failed")
 
-    MaskablePPO.train = broken
-    try:
-        with pytest.raises(RuntimeError, match="update failed"):
-            model.learn(4 * 128)
-    finally:
-        MaskablePPO.train = train
+    monkeypatch.setattr(MaskablePPO, "train", broken)
+    with pytest.raises(RuntimeError, match="update failed"):
+        model.learn(4 * 128)
 
 
 def _config(tmp_path, **algorithm) -> dict:

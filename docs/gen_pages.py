@@ -242,24 +242,57 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
     "evaluation.games": "games per evaluation, opponent and table size (0: none)",
     "evaluation.opponents": "bots the policy is evaluated against",
     "evaluation.greedy": "the policy plays its most probable action in evaluation",
+    "exploiters.every": "learner decisions between two exploiters joining the league (0: none): each a best "
+                        "responder trained against the policy as it is then",
+    "exploiters.steps": "each exploiter's training steps (the `club-envs exploit` trainer, on the batched engine)",
+    "exploiters.warm_start": "the bot an exploiter imitates before its training (`none`: from scratch)",
     "checkpoint.every": "learner decisions between checkpoints",
     "budget.total_steps": "learner decisions to train for",
     "seed": "seeds torch, numpy, the tables and the league draws",
 }
 
 
+# The ``table_dmc`` recipe's own keys; the keys it shares with ``table_ppo`` mean what they mean there.
+TABLE_DMC_MEANINGS: dict[str, str] = {
+    **{k: v for k, v in TABLE_PPO_MEANINGS.items() if not k.startswith(("ppo.", "anchor.", "imitation."))},
+    **{f"dmc.{k}": TABLE_PPO_MEANINGS[f"ppo.{k}"] for k in ("games", "learning_rate", "max_grad_norm", "threads")},
+    "recipe": "`table_dmc`: this recipe",
+    "dmc.steps": "moves of every game between two updates; the update fits the decisions whose games ended",
+    "dmc.epochs": "passes over the decisions whose games ended since the last update",
+    "dmc.minibatch": "decisions per gradient step",
+    "dmc.overlap": "play on while the update runs, in a second thread (one update of lag)",
+    "dmc.epsilon": "share of the learner's decisions played uniformly among the legal actions (the rest: highest Q)",
+    "dmc.temperature": "the exported policy's logits are Q divided by it (snapshots sample from them; greedy "
+                       "play takes the highest Q whatever it is)",
+    "dmc.action_hidden": "width of the action tower's hidden layer (over the action features)",
+    "network.hidden": "layer sizes of the state tower (the exported policy's body)",
+}
+
+
+def table_reference(schema: Mapping[str, Any], defaults: Mapping[str, Any], meanings: Mapping[str, str]) -> str:
+    """The table of every key of a table recipe (``table_ppo``, ``table_dmc``)."""
+    rows = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
+    for key, node in _leaves(schema):
+        value: Any = defaults
+        for part in key.split("."):
+            value = value.get(part, "(required)") if isinstance(value, dict) else value
+        default = "(required)" if key == "recipe" else _code(value)
+        rows.append(f"| `{key}` | {default} | {_allowed(node)} | {meanings.get(key, '')} |")
+    return "\n".join(rows)
+
+
 def table_ppo_reference() -> str:
     """The table of every ``table_ppo`` config key."""
     from club_envs.training.config import TABLE_PPO_DEFAULTS, TABLE_PPO_SCHEMA
 
-    rows = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
-    for key, node in _leaves(TABLE_PPO_SCHEMA):
-        value: Any = TABLE_PPO_DEFAULTS
-        for part in key.split("."):
-            value = value.get(part, "(required)") if isinstance(value, dict) else value
-        default = "(required)" if key == "recipe" else _code(value)
-        rows.append(f"| `{key}` | {default} | {_allowed(node)} | {TABLE_PPO_MEANINGS.get(key, '')} |")
-    return "\n".join(rows)
+    return table_reference(TABLE_PPO_SCHEMA, TABLE_PPO_DEFAULTS, TABLE_PPO_MEANINGS)
+
+
+def table_dmc_reference() -> str:
+    """The table of every ``table_dmc`` config key."""
+    from club_envs.training.config import TABLE_DMC_DEFAULTS, TABLE_DMC_SCHEMA
+
+    return table_reference(TABLE_DMC_SCHEMA, TABLE_DMC_DEFAULTS, TABLE_DMC_MEANINGS)
 
 
 def config_reference(prefix: str = "") -> str:
@@ -455,6 +488,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "config_reference.md": config_reference,
     "config_reference_rllib.md": lambda: config_reference("rllib."),
     "table_ppo_reference.md": table_ppo_reference,
+    "table_dmc_reference.md": table_dmc_reference,
     "policy_features.md": _features,
     "cli_reference.md": _cli_reference,
     "extras.md": _extras_table,

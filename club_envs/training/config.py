@@ -38,7 +38,7 @@ from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFA
 from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
-                                         SelfPlaySettings, TablePpoConfig, TablePpoSettings, LeagueSettings,
+                                         SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings, LeagueSettings, DmcSettings, ExploiterSettings,
                                          AnchorSettings, ImitationSettings, TrainingConfig)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
@@ -338,6 +338,7 @@ ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
 TABLE_PPO_GAMES = ("members_only",)  # the games with a batched multi-agent engine it trains on
 TABLE_PPO_BOTS = ("random", "heuristic", "heuristic_bold")  # league bots played in compiled code
 TABLE_PPO_ANCHORS = ("none", "heuristic", "belief")
+TABLE_EXPLOITER_WARM_STARTS = ("heuristic",)  # the bots an exploiter may imitate first (the exploit command's)
 TABLE_PPO_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -396,6 +397,11 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
                                                               "heuristic_sampled"]}, "minItems": 1},
             "greedy": {"type": "boolean"},
         }),
+        "exploiters": section({
+            "every": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+            "steps": {"type": "integer", "minimum": 1, "maximum": MAX_STEPS},
+            "warm_start": {"enum": ["none", *TABLE_EXPLOITER_WARM_STARTS]},
+        }),
         "checkpoint": section({"every": _POSITIVE_INT}),
         "budget": section({"total_steps": _POSITIVE_INT}),
         "seed": SEED_SCHEMA,
@@ -411,9 +417,30 @@ TABLE_PPO_DEFAULTS: dict[str, Any] = {
     "anchor": {"bot": "none", "coef": 0.0, "anneal_steps": 0},
     "imitation": {"decisions": 0, "epochs": 2, "learning_rate": 1.0e-3},
     "evaluation": {"every": 1_000_000, "games": 400, "opponents": ["heuristic", "random"], "greedy": True},
+    "exploiters": {"every": 0, "steps": 300_000, "warm_start": "heuristic"},
     "checkpoint": {"every": 500_000},
     "budget": {"total_steps": 10_000_000},
     "seed": 0,
+}
+
+
+# club_envs.training.table_dmc: the table_ppo schema, with the ``ppo`` section's loop settings and
+# the Q learner's own in a ``dmc`` section, and no anchor or imitation (a Q learner has no policy to pull)
+_DMC_SECTION = section({
+    **{k: TABLE_PPO_SCHEMA["properties"]["ppo"]["properties"][k] for k in (
+        "games", "steps", "learning_rate", "epochs", "minibatch", "max_grad_norm", "threads", "overlap")},
+    "epsilon": _PROBABILITY,
+    "temperature": {"type": "number", "exclusiveMinimum": 0, "maximum": 100},
+    "action_hidden": {"type": "integer", "minimum": 1, "maximum": 4096},
+})
+TABLE_DMC_SCHEMA: dict[str, Any] = {**TABLE_PPO_SCHEMA, "properties": {
+    "recipe": {"enum": ["table_dmc"]}, "game": TABLE_PPO_SCHEMA["properties"]["game"], "dmc": _DMC_SECTION,
+    **{k: v for k, v in TABLE_PPO_SCHEMA["properties"].items() if k not in ("recipe", "game", "ppo", "anchor",
+                                                                              "imitation")}}}
+TABLE_DMC_DEFAULTS: dict[str, Any] = {
+    **{k: v for k, v in copy.deepcopy(TABLE_PPO_DEFAULTS).items() if k not in ("ppo", "anchor", "imitation")},
+    "dmc": {"games": 256, "steps": 64, "learning_rate": 3.0e-4, "epochs": 2, "minibatch": 1024, "max_grad_norm": 40.0,
+            "threads": 1, "overlap": False, "epsilon": 0.01, "temperature": 0.02, "action_hidden": 64},
 }
 
 
@@ -597,7 +624,7 @@ def config_class(raw: Any, source: str = "config") -> type:
     if not isinstance(raw, Mapping):
         raise ConfigFileError(f"{source}: expected a mapping of sections ({', '.join(selfplay_schema()['properties'])})")
     if "recipe" in raw:  # another trainer's config (belief iteration), checked by its recipe's own schema
-        recipes = {cls.RECIPE: cls for cls in (BeliefConfig, ArkhamBeliefConfig, TablePpoConfig)}
+        recipes = {cls.RECIPE: cls for cls in (BeliefConfig, ArkhamBeliefConfig, TablePpoConfig, TableDmcConfig)}
         recipe = raw["recipe"]
         if isinstance(recipe, str) and recipe in recipes:
             return recipes[recipe]
@@ -617,6 +644,8 @@ def from_mapping(raw: Any, source: str = "config", kind: type | None = None) -> 
         return _arkham_belief(checked(raw, ARKHAM_BELIEF_SCHEMA, ARKHAM_BELIEF_DEFAULTS, source))
     if kind is TablePpoConfig:
         return _table_ppo(checked(raw, TABLE_PPO_SCHEMA, TABLE_PPO_DEFAULTS, source), source)
+    if kind is TableDmcConfig:
+        return _table_dmc(checked(raw, TABLE_DMC_SCHEMA, TABLE_DMC_DEFAULTS, source), source)
     resolved = checked(raw, selfplay_schema(), DEFAULTS, source)
     _check_relations(resolved, source)
     if kind is RllibConfig:
@@ -717,33 +746,47 @@ def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:
                               float(bm["learning_rate"]), bm["batch_size"], bm["epochs"], sp["engine"])
 
 
-def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:
-    game, ppo, net, league, anchor = (resolved[k] for k in ("game", "ppo", "network", "league", "anchor"))
-    ev = resolved["evaluation"]
+def _table_sections(resolved: dict[str, Any], loop: str, source: str) -> dict[str, Any]:
+    """The sections ``table_ppo`` and ``table_dmc`` share, checked and typed (``loop``: the section
+    holding ``games``)."""
+    game, net, league, ev, hunt = (resolved[k] for k in ("game", "network", "league", "evaluation", "exploiters"))
     if league["bot_share"] > 0 and not league["bots"]:
         raise ConfigFileError(f"{source}: league.bot_share: {league['bot_share']} needs league.bots; allowed values: "
                               f"{', '.join(TABLE_PPO_BOTS)}")
+    players = table_sizes(game["num_players"])
+    games = resolved[loop]["games"]
+    if games < len(players):
+        raise ConfigFileError(f"{source}: {loop}.games: {games} cannot cover {len(players)} table sizes; "
+                              f"allowed values: {len(players)} or more")
+    resolved["game"]["num_players"] = list(players)
+    return {"game": GameSettings(game["name"], players, dict(game["options"])),
+            "network": NetworkSettings(tuple(net["hidden"]), net["activation"], net["features"]),
+            "league": LeagueSettings(float(league["share"]), league["snapshot_every"], league["pool_size"],
+                                     tuple(league["bots"]), float(league["bot_share"])),
+            "evaluation": EvaluationSettings(ev["every"], ev["games"], tuple(ev["opponents"]), ev["greedy"]),
+            "exploiters": ExploiterSettings(hunt["every"], hunt["steps"],
+                                            None if hunt["warm_start"] == "none" else hunt["warm_start"]),
+            "checkpoint_every": resolved["checkpoint"]["every"], "total_steps": resolved["budget"]["total_steps"],
+            "seed": resolved["seed"], "raw": resolved}
+
+
+def _table_dmc(resolved: dict[str, Any], source: str) -> TableDmcConfig:
+    return TableDmcConfig(dmc=DmcSettings(**resolved["dmc"]), **_table_sections(resolved, "dmc", source))
+
+
+def _table_ppo(resolved: dict[str, Any], source: str) -> TablePpoConfig:
+    ppo, anchor = resolved["ppo"], resolved["anchor"]
     if anchor["coef"] > 0 and anchor["bot"] == "none":
         raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} needs anchor.bot; allowed values: heuristic, belief")
     imitation = resolved["imitation"]
     if imitation["decisions"] > 0 and anchor["bot"] == "none":
         raise ConfigFileError(f"{source}: imitation.decisions: {imitation['decisions']} imitates anchor.bot, which is "
                               f"none; allowed values: heuristic, belief")
-    players = table_sizes(game["num_players"])
-    if ppo["games"] < len(players):
-        raise ConfigFileError(f"{source}: ppo.games: {ppo['games']} cannot cover {len(players)} table sizes; "
-                              f"allowed values: {len(players)} or more")
-    resolved["game"]["num_players"] = list(players)
     return TablePpoConfig(
-        GameSettings(game["name"], players, dict(game["options"])),
-        TablePpoSettings(**ppo),
-        NetworkSettings(tuple(net["hidden"]), net["activation"], net["features"]),
-        LeagueSettings(float(league["share"]), league["snapshot_every"], league["pool_size"], tuple(league["bots"]),
-                       float(league["bot_share"])),
-        AnchorSettings(anchor["bot"], float(anchor["coef"]), anchor["anneal_steps"]),
-        ImitationSettings(imitation["decisions"], imitation["epochs"], float(imitation["learning_rate"])),
-        EvaluationSettings(ev["every"], ev["games"], tuple(ev["opponents"]), ev["greedy"]),
-        resolved["checkpoint"]["every"], resolved["budget"]["total_steps"], resolved["seed"], resolved)
+        ppo=TablePpoSettings(**ppo),
+        anchor=AnchorSettings(anchor["bot"], float(anchor["coef"]), anchor["anneal_steps"]),
+        imitation=ImitationSettings(imitation["decisions"], imitation["epochs"], float(imitation["learning_rate"])),
+        **_table_sections(resolved, "ppo", source))
 
 
 # PPO defaults of a learner that has no config of its own (the exploit responder)

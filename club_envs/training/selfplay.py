@@ -107,9 +107,11 @@ class SnapshotPool:
     def snapshots(self) -> list[dict[str, Any]]:
         return [m for m in self.members if m["kind"] == "snapshot"]
 
-    def add_snapshot(self, step: int, save: Callable[[Path], Any]) -> Path:
-        """Freeze the learner: ``save(path)`` writes its policy file; the oldest beyond the size goes."""
-        name = f"snap-{step:09d}.pt"
+    def add_snapshot(self, step: int, save: Callable[[Path], Any], prefix: str = "snap") -> Path:
+        """Freeze the learner: ``save(path)`` writes its policy file; the oldest beyond the size goes.
+        (``prefix``: what the member is, in its file name -- ``exploiter`` for a responder that
+        hunted the learner at ``step``.)"""
+        name = f"{prefix}-{step:09d}.pt"
         save(self.folder / name)
         self.members = [m for m in self.members if m["id"] != name]
         self.members.append({"id": name, "kind": "snapshot", "path": name, "step": step, "games": 0, "learner_wins": 0.0})

@@ -267,6 +267,20 @@ class LeagueSettings:
 
 
 @dataclass(frozen=True)
+class ExploiterSettings:
+    """The ``exploiters`` section of a table recipe: responders that hunt the current policy.
+
+    Every ``every`` learner decisions a fresh best responder (:func:`club_envs.training.exploit.train_responder`)
+    is trained for ``steps`` steps against the policy as it is then, and joins the league, where the
+    ``loss`` scheme draws it the more often the more the learner loses to it: the learner meets the
+    weakness a responder found until it has closed it (AlphaStar's main exploiters)."""
+
+    every: int  # learner decisions between two exploiters (0: none)
+    steps: int  # each exploiter's training steps
+    warm_start: str | None  # the bot an exploiter imitates before its training, or None: from scratch
+
+
+@dataclass(frozen=True)
 class AnchorSettings:
     """The ``anchor`` section: a pull of the policy towards a bot's choices, annealed away."""
 
@@ -291,23 +305,30 @@ class ImitationSettings:
 
 
 @dataclass(frozen=True)
-class TablePpoConfig:
+class TableRecipeConfig:
+    """What the recipes on the batched multi-agent engine's tables share (``table_ppo``, ``table_dmc``)."""
+
+    game: GameSettings
+    network: NetworkSettings
+    league: LeagueSettings
+    evaluation: EvaluationSettings
+    exploiters: ExploiterSettings
+    checkpoint_every: int
+    total_steps: int
+    seed: int
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class TablePpoConfig(TableRecipeConfig):
     """PPO of our own on the batched multi-agent engine (:mod:`club_envs.training.table_ppo`)."""
 
     TRAINER: ClassVar[str] = "club_envs.training.table_ppo"
     RECIPE: ClassVar[str] = "table_ppo"
 
-    game: GameSettings
     ppo: TablePpoSettings
-    network: NetworkSettings
-    league: LeagueSettings
     anchor: AnchorSettings
     imitation: ImitationSettings
-    evaluation: EvaluationSettings
-    checkpoint_every: int
-    total_steps: int
-    seed: int
-    raw: Mapping[str, Any]
 
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""
@@ -315,6 +336,44 @@ class TablePpoConfig:
                 f"{self.total_steps:,} learner decisions with {self.ppo.games} games at once"
                 + (f", after {self.imitation.decisions:,} decisions imitating the {self.anchor.bot} bot"
                    if self.imitation.decisions else ""))
+
+
+@dataclass(frozen=True)
+class DmcSettings:
+    """The ``dmc`` section of a ``table_dmc`` config (:mod:`club_envs.training.table_dmc`): the
+    table loop's settings it shares with ``table_ppo``'s ``ppo`` section, and the Q learner's own."""
+
+    games: int  # games stepped together, split over the table sizes
+    steps: int  # moves of every game between two updates
+    learning_rate: float
+    epochs: int  # passes over the decisions whose games ended since the last update
+    minibatch: int
+    max_grad_norm: float
+    threads: int
+    overlap: bool  # play on while the update runs (one update of lag)
+    epsilon: float  # share of the learner's decisions played uniformly among the legal actions
+    temperature: float  # exported policy: logits = Q / temperature (greedy play ignores it)
+    action_hidden: int  # width of the action tower's hidden layer
+
+
+@dataclass(frozen=True)
+class TableDmcConfig(TableRecipeConfig):
+    """Monte-Carlo Q learning with action features on the batched engine
+    (:mod:`club_envs.training.table_dmc`). It has no anchor and no imitation: the table loop it
+    shares with ``table_ppo`` reads them as off."""
+
+    TRAINER: ClassVar[str] = "club_envs.training.table_dmc"
+    RECIPE: ClassVar[str] = "table_dmc"
+    anchor: ClassVar[AnchorSettings] = AnchorSettings("none", 0.0, 0)
+    imitation: ClassVar[ImitationSettings] = ImitationSettings(0, 1, 1.0e-3)
+
+    dmc: DmcSettings
+
+    def describe(self) -> str:
+        """The run in a few words, for the line ``club-envs train`` starts with."""
+        return (f"Monte-Carlo Q learning on the batched engine, {self.game.name} at "
+                f"{_sizes(self.game.num_players)} players, {self.total_steps:,} learner decisions with "
+                f"{self.dmc.games} games at once")
 
 
 def _sizes(counts: tuple[int, ...]) -> str:
@@ -375,4 +434,4 @@ class ExploitSettings:
         return [(target, side) for target in self.targets() for side in self.sides]
 
 
-TrainingConfig = SelfPlayConfig | BeliefConfig | ArkhamBeliefConfig | TablePpoConfig
+TrainingConfig = SelfPlayConfig | BeliefConfig | ArkhamBeliefConfig | TablePpoConfig | TableDmcConfig

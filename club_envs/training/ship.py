@@ -164,6 +164,8 @@ def _ppo_recipe(config: dict) -> str:
     """How a policy's run learned, in the card's words."""
     if config.get("recipe") == "table_ppo":
         return "PPO on every seat of the table, club_envs/training/table_ppo.py"
+    if config.get("recipe") == "table_dmc":
+        return "Monte-Carlo Q learning with action features on every seat of the table, club_envs/training/table_dmc.py"
     return "MaskablePPO, self-play"
 
 

@@ -31,7 +31,10 @@ and every decision the learner makes -- in every seat -- is a sample. One file, 
 5. **League, evaluation, checkpoint** when due: snapshots into ``pool/player/`` (the pool file of the
    stable-baselines3 trainer's format); evaluation games on the batched engine against
    ``evaluation.opponents`` (``evaluations.csv``, ``best/policy.pt``); a checkpoint
-   (``checkpoint.pt``: networks, optimiser, counters, generators) and ``latest/policy.pt``.
+   (``checkpoint.pt``: networks, optimiser, counters, generators) and ``latest/policy.pt``. With
+   ``exploiters.every`` > 0, every so many decisions an **exploiter** joins the league: a best
+   responder (the ``club-envs exploit`` trainer) trained against the policy as it is then, drawn
+   as every member is -- the more often, the more the learner loses to it.
 
 The actor reads the seat's observation and ``network.features``; with ``ppo.critic: privileged``
 the critic also reads the hidden state (every hand, discard and the cards out of play, seat by seat
@@ -46,6 +49,7 @@ import copy
 import csv
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -174,6 +178,17 @@ class Rollout:
                 ("inputs", "critic", "masks", "actions", "logp", "values", "anchors")}
 
 
+@dataclass
+class Chains:
+    """What a rollout collects: the decisions, and per decision the index of the same seat's next
+    one (-1: none yet), the rewards that followed it and whether its game ended after it."""
+
+    buffer: Rollout = field(default_factory=Rollout)
+    next_index: list[int] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    done: list[bool] = field(default_factory=list)
+
+
 @compiled
 def chain_advantages(rewards: np.ndarray, values: np.ndarray, next_index: np.ndarray, done: np.ndarray,
                      bootstrap: np.ndarray, gamma: float, lam: float, out: np.ndarray) -> None:
@@ -208,21 +223,23 @@ class Table:
 class TablePpo:
     """The trainer (see the module docstring); :meth:`run` trains up to the budget."""
 
+    NAME = "table PPO"  # in the progress bar and in errors
+    COLUMNS = PROGRESS_COLUMNS
+
     def __init__(self, settings: TablePpoConfig, run_dir: Path, state: dict, report: Reporter) -> None:
         self.settings, self.run_dir, self.report = settings, run_dir, report
-        ppo, net = settings.ppo, settings.network
+        loop = self.loop = self.loop_settings(settings)
         torch.manual_seed(settings.seed)
-        torch.set_num_threads(ppo.threads)
-        self.features = get_features(net.features)
+        torch.set_num_threads(loop.threads)
+        self.features = get_features(settings.network.features)
         spec = get_spec(settings.game.name)
         observation_size = int(spec.hook("observer")(spec.module.Config()).size)
         self.actions = int(spec.hook("actions").NUM_ACTIONS)
         self.input_size = observation_size if self.features is None else self.features.obs_size + self.features.extra
-        self.privileged = ppo.critic == "privileged"
-        self.actor = Actor(self.input_size, self.actions, net.hidden, net.activation)
-        self.critic = Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation)
-        self.optimizer = torch.optim.Adam([*self.actor.parameters(), *self.critic.parameters()], lr=ppo.learning_rate,
-                                          eps=1e-5)
+        self.privileged = False
+        self.networks = self._make_networks()  # by checkpoint key
+        self.optimizer = torch.optim.Adam([p for net in self.networks.values() for p in net.parameters()],
+                                          lr=loop.learning_rate, eps=1e-5)
         self.steps, self.updates, self.imitated = 0, 0, 0
         self.best = state.get("best", {})
         self.seconds_before, self.started = float(state.get("seconds", 0.0)), time.perf_counter()
@@ -230,9 +247,7 @@ class TablePpo:
         self.update_rng = np.random.default_rng([settings.seed, 2])  # the minibatches' order (the update's)
         # the networks the rollout plays with: the learner's own, or with ``ppo.overlap`` a copy
         # taken before each update, so the next rollout can be played while the update runs
-        self.acting_actor, self.acting_critic = self.actor, self.critic
-        if ppo.overlap:
-            self.acting_actor, self.acting_critic = copy.deepcopy(self.actor), copy.deepcopy(self.critic)
+        self.acting = {k: copy.deepcopy(v) for k, v in self.networks.items()} if loop.overlap else self.networks
         self._load(state)
         self.progress_columns = self._progress_columns()
         league = settings.league
@@ -242,7 +257,7 @@ class TablePpo:
             self.pool.add_snapshot(self.steps, self._export)
         self.members: dict[str, Any] = {}
         sizes = settings.game.num_players
-        counts = [ppo.games // len(sizes) + (k < ppo.games % len(sizes)) for k in range(len(sizes))]
+        counts = [loop.games // len(sizes) + (k < loop.games % len(sizes)) for k in range(len(sizes))]
         table_seed = np.random.SeedSequence([settings.seed, self.updates])
         self.tables = [Table(settings, n, c, int(s.generate_state(1)[0]))
                        for n, c, s in zip(sizes, counts, table_seed.spawn(len(sizes)))]
@@ -253,8 +268,37 @@ class TablePpo:
         self.scratch = Scratch()
         self.marks = {name: self.steps // every for name, every in (
             ("snapshot", league.snapshot_every), ("eval", settings.evaluation.every),
-            ("checkpoint", settings.checkpoint_every))}
+            ("checkpoint", settings.checkpoint_every), ("exploiter", settings.exploiters.every)) if every > 0}
         self.stop = False
+
+    @staticmethod
+    def loop_settings(settings: TablePpoConfig) -> Any:
+        """The section holding what the table loop shares between learners (games, steps, threads,
+        learning rate, overlap): ``ppo`` here."""
+        return settings.ppo
+
+    def _make_networks(self) -> dict[str, torch.nn.Module]:
+        """The actor and the critic (it reads the hidden state too with ``ppo.critic: privileged``)."""
+        net = self.settings.network
+        self.privileged = self.loop.critic == "privileged"
+        return {"actor": Actor(self.input_size, self.actions, net.hidden, net.activation),
+                "critic": Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation)}
+
+    @property
+    def actor(self) -> Actor:
+        return self.networks["actor"]
+
+    @property
+    def critic(self) -> Critic:
+        return self.networks["critic"]
+
+    @property
+    def acting_actor(self) -> Actor:
+        return self.acting["actor"]
+
+    @property
+    def acting_critic(self) -> Critic:
+        return self.acting["critic"]
 
     @property
     def imitating(self) -> bool:
@@ -300,22 +344,20 @@ class TablePpo:
         return x, c
 
     def rollout(self) -> tuple[Rollout, dict[str, np.ndarray]]:
-        buffer = Rollout()
-        next_index: list[int] = []
-        rewards: list[float] = []
-        done: list[bool] = []
-        for _ in range(self.settings.ppo.steps):
+        chains = Chains()
+        for _ in range(self.loop.steps):
             for table in self.tables:
-                self._move(table, buffer, next_index, rewards, done)
-        bootstrap = np.zeros(buffer.size)
+                self._move(table, chains)
+        bootstrap = np.zeros(chains.buffer.size)
         for table in self.tables:
-            self._cut(table, bootstrap, rewards)
-        links = {"next": np.array(next_index, np.int64), "done": np.array(done, np.bool_),
-                 "reward": np.array(rewards, np.float64), "bootstrap": bootstrap}
-        return buffer, links
+            self._cut(table, bootstrap, chains.rewards)
+        links = {"next": np.array(chains.next_index, np.int64), "done": np.array(chains.done, np.bool_),
+                 "reward": np.array(chains.rewards, np.float64), "bootstrap": bootstrap}
+        return chains.buffer, links
 
-    def _move(self, table: Table, buffer: Rollout, next_index: list[int], rewards: list[float],
-              done: list[bool]) -> None:
+    def _move(self, table: Table, sink: Any) -> None:
+        """One move of every game of ``table``: the learner's seats answered by :meth:`_learner_moves`
+        (which records them in ``sink``), the league's by their members; the rewards credited."""
         step = table.step
         current = step.current_player
         games = np.arange(table.num_games)
@@ -323,30 +365,7 @@ class TablePpo:
         actions = np.zeros(table.num_games, np.int64)
         mine = np.flatnonzero(who == LEARNER)
         if len(mine):
-            seats = current[mine]
-            masks = step.action_mask[mine]
-            x, c = self.inputs(table, mine, seats, step.observation[mine], masks)
-            anchors = np.full(len(mine), -1, np.int64) if self.anchor is None else np.asarray(
-                self.anchor(step.observation[mine], masks, GameRows(table.game.games, mine, seats)), np.int64)
-            with torch.no_grad():
-                logits = masked_logits(self.acting_actor(torch.from_numpy(x)), torch.from_numpy(masks))
-                dist = torch.distributions.Categorical(logits=logits)
-                chosen = torch.from_numpy(anchors) if self.imitating else dist.sample()
-                logp = dist.log_prob(chosen).numpy()
-                values = self.acting_critic(torch.from_numpy(c)).numpy()
-            index = buffer.add(x, c, masks, chosen.numpy(), logp, values, anchors)
-            actions[mine] = chosen.numpy()
-            next_index.extend([-1] * len(mine))
-            rewards.extend([0.0] * len(mine))
-            done.extend([False] * len(mine))
-            previous = table.last[mine, seats]
-            linked = previous >= 0
-            for i, prev in zip(index[linked], previous[linked]):
-                next_index[prev] = int(i)
-            for prev, g, s in zip(previous[linked], mine[linked], seats[linked]):
-                rewards[prev] += table.pending[g, s]
-            table.pending[mine, seats] = 0.0
-            table.last[mine, seats] = index
+            actions[mine] = self._learner_moves(table, mine, current[mine], step, sink)
         for member in np.unique(who[who != LEARNER]):
             rows = np.flatnonzero(who == member)
             actions[rows] = self._member_actions(table, int(member), rows, current[rows], step)
@@ -354,18 +373,51 @@ class TablePpo:
         table.pending += step.rewards
         ended = np.flatnonzero(step.terminated | step.truncated)
         if len(ended):
-            self._ended(table, ended, step, rewards, done)
+            self._ended(table, ended, step, sink)
 
-    def _ended(self, table: Table, ended: np.ndarray, step: Any, rewards: list[float], done: list[bool]) -> None:
-        """Close every seat's chain in the games that ended; hand the league its results; draw anew."""
+    def _learner_moves(self, table: Table, mine: np.ndarray, seats: np.ndarray, step: Any, sink: Chains) -> np.ndarray:
+        """The learner's moves in games ``mine`` (seats ``seats``), sampled from the playing actor and
+        stored with their log-probabilities and values, each linked to its seat's previous decision."""
+        buffer, next_index, rewards, done = sink.buffer, sink.next_index, sink.rewards, sink.done
+        masks = step.action_mask[mine]
+        x, c = self.inputs(table, mine, seats, step.observation[mine], masks)
+        anchors = np.full(len(mine), -1, np.int64) if self.anchor is None else np.asarray(
+            self.anchor(step.observation[mine], masks, GameRows(table.game.games, mine, seats)), np.int64)
+        with torch.no_grad():
+            logits = masked_logits(self.acting_actor(torch.from_numpy(x)), torch.from_numpy(masks))
+            dist = torch.distributions.Categorical(logits=logits)
+            chosen = torch.from_numpy(anchors) if self.imitating else dist.sample()
+            logp = dist.log_prob(chosen).numpy()
+            values = self.acting_critic(torch.from_numpy(c)).numpy()
+        index = buffer.add(x, c, masks, chosen.numpy(), logp, values, anchors)
+        next_index.extend([-1] * len(mine))
+        rewards.extend([0.0] * len(mine))
+        done.extend([False] * len(mine))
+        previous = table.last[mine, seats]
+        linked = previous >= 0
+        for i, prev in zip(index[linked], previous[linked]):
+            next_index[prev] = int(i)
+        for prev, g, s in zip(previous[linked], mine[linked], seats[linked]):
+            rewards[prev] += table.pending[g, s]
+        table.pending[mine, seats] = 0.0
+        table.last[mine, seats] = index
+        return chosen.numpy()
+
+    def _close(self, table: Table, ended: np.ndarray, sink: Chains) -> None:
+        """Every seat's chain in the games that ended gets its last rewards and is closed."""
         for g in ended.tolist():
             for s in range(table.num_players):
                 prev = table.last[g, s]
                 if prev >= 0:
-                    rewards[prev] += table.pending[g, s]
-                    done[prev] = True
+                    sink.rewards[prev] += table.pending[g, s]
+                    sink.done[prev] = True
             table.last[g] = -1
-            table.pending[g] = 0.0
+
+    def _ended(self, table: Table, ended: np.ndarray, step: Any, sink: Any) -> None:
+        """Close the learner's decisions in the games that ended; hand the league its results; draw anew."""
+        self._close(table, ended, sink)
+        table.pending[ended] = 0.0
+        for g in ended.tolist():
             if table.drawn[g]:
                 winners = step.info["final_info"]["winners"][g]
                 mine = int(np.flatnonzero(table.controllers[g] == LEARNER)[0])
@@ -518,10 +570,10 @@ class TablePpo:
         are taken against the copy that played it. The last rollout collected when the budget or
         a stop is reached is dropped unused."""
         total = self.settings.total_steps
-        bar = self.report.phase(f"train {self.settings.game.name} (table PPO)", total, unit="step",
+        bar = self.report.phase(f"train {self.settings.game.name} ({self.NAME})", total, unit="step",
                                 initial=min(total, self.steps), unit_scale=True, mininterval=1.0, smoothing=0.05)
         started, done_before = time.perf_counter(), self.steps
-        overlap = self.settings.ppo.overlap
+        overlap = self.loop.overlap
         try:
             collected = None
             while self.steps < total and not self.stop:
@@ -551,9 +603,9 @@ class TablePpo:
 
     def _refresh_acting(self) -> None:
         """The playing copy takes the learner's current weights (with ``ppo.overlap``; else it is them)."""
-        if self.acting_actor is not self.actor:
-            self.acting_actor.load_state_dict(self.actor.state_dict())
-            self.acting_critic.load_state_dict(self.critic.state_dict())
+        if self.acting is not self.networks:
+            for name, net in self.networks.items():
+                self.acting[name].load_state_dict(net.state_dict())
 
     def _update_while_playing(self, buffer: Rollout, links: dict[str, np.ndarray]):
         """The update of ``buffer`` in a thread of its own while this one plays the next rollout
@@ -583,6 +635,10 @@ class TablePpo:
             self.marks["snapshot"] = self.steps // league.snapshot_every
             self.pool.add_snapshot(self.steps, self._export)
         self.pool.write()
+        hunt = self.settings.exploiters.every
+        if hunt > 0 and self.steps // hunt > self.marks["exploiter"] and not last and not self.stop:
+            self.marks["exploiter"] = self.steps // hunt
+            self.hunt()
         if (self.steps // ev.every > self.marks["eval"] or last) and not self.stop:
             self.marks["eval"] = self.steps // ev.every
             self.evaluate()
@@ -590,9 +646,41 @@ class TablePpo:
             self.marks["checkpoint"] = self.steps // self.settings.checkpoint_every
             self.checkpoint()
 
+    def hunt(self) -> None:
+        """An exploiter joins the league: a best responder trained (``exploiters.steps``, from an
+        imitation of ``exploiters.warm_start``) against the current policy, at the table sizes in
+        turn, in ``exploiters/<step>/``. A failure is reported and skipped, never fatal to the run;
+        a run stopped during a hunt goes on with that responder's training when resumed."""
+        from club_envs.training.exploit import train_responder
+        from club_envs.training.settings import ExploitSettings
+
+        hunt, sizes = self.settings.exploiters, self.settings.game.num_players
+        count = self.marks["exploiter"]
+        folder = self.run_dir / "exploiters" / f"{self.steps:09d}"
+        try:
+            target = self._export(folder / "target.pt")
+            settings = ExploitSettings(agent=str(target), game=self.settings.game.name,
+                                       players=sizes[count % len(sizes)], steps=hunt.steps, eval_games=1,
+                                       seed=self.settings.seed * 1000 + count, baseline=None, sides=[SIDE],
+                                       warm_start=hunt.warm_start)
+            self.report.say(f"exploiter {count}: a responder to the policy at {self.steps:,} decisions, "
+                            f"{settings.players} players, {hunt.steps:,} steps")
+            policy = train_responder(settings, str(target), SIDE, folder / "responder", log=lambda *_: None,
+                                     report=self.report, label=f"the policy at {self.steps:,} decisions")
+            self.pool.add_snapshot(self.steps, lambda path: shutil.copyfile(policy, path), prefix="exploiter")
+        except Exception as exc:  # noqa: BLE001 -- hours of training must survive a failed hunt
+            print(f"exploiter at step {self.steps} failed and was skipped: {exc.__class__.__name__}: {exc}",
+                  file=sys.stderr)
+        finally:
+            torch.set_num_threads(self.loop.threads)  # the responder's trainer sets its own
+
     def _export(self, path: Path) -> Path:
-        return write_policy(path, self.actor.file_weights(), self.settings.game.name, SIDE, self.settings.network,
-                            self.steps, backend="table_ppo")
+        return write_policy(path, self.policy_weights(), self.settings.game.name, SIDE, self.settings.network,
+                            self.steps, backend=self.settings.RECIPE)
+
+    def policy_weights(self) -> dict[str, torch.Tensor]:
+        """The exported policy's weights, under a policy file's names: the actor's."""
+        return self.actor.file_weights()
 
     def evaluate(self) -> None:
         """The current policy on the batched engine against every evaluation bot at every table size;
@@ -617,9 +705,9 @@ class TablePpo:
         before the ``imitated`` column resume without it), read once when the trainer starts."""
         path = self.run_dir / PROGRESS_FILE
         if not path.is_file():
-            return PROGRESS_COLUMNS
+            return self.COLUMNS
         with path.open(newline="") as f:
-            return next(csv.reader(f), PROGRESS_COLUMNS)
+            return next(csv.reader(f), self.COLUMNS)
 
     def _log(self, figures: dict[str, float]) -> None:
         """One row per update; imitation rows leave the PPO-only columns empty."""
@@ -631,7 +719,7 @@ class TablePpo:
         """Networks, optimiser, counters and the generator, written whole then renamed; ``latest/``."""
         path = self.run_dir / "checkpoint.pt"
         tmp = path.with_name("checkpoint.pt.tmp")
-        torch.save({"actor": self.actor.state_dict(), "critic": self.critic.state_dict(),
+        torch.save({**{name: net.state_dict() for name, net in self.networks.items()},
                     "optimizer": self.optimizer.state_dict(), "steps": self.steps, "updates": self.updates,
                     "imitated": self.imitated,
                     "rng": self.rng.bit_generator.state, "update_rng": self.update_rng.bit_generator.state,
@@ -641,6 +729,9 @@ class TablePpo:
         save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates, "imitated": self.imitated,
                                   "seconds": self.seconds(),
                                   "best": {k: v for k, v in self.best.items() if k != "live"}})
+
+    def describe_learner(self) -> str:
+        return f"learner inputs {self.input_size}, critic {'privileged' if self.privileged else 'observation'}"
 
     def seconds(self) -> float:
         """Wall time of the run so far, every resumed part included."""
@@ -652,11 +743,11 @@ class TablePpo:
             return
         try:
             saved = torch.load(path, map_location="cpu", weights_only=False)
-            self.actor.load_state_dict(saved["actor"])
-            self.critic.load_state_dict(saved["critic"])
+            for name, net in self.networks.items():
+                net.load_state_dict(saved[name])
             self.optimizer.load_state_dict(saved["optimizer"])
         except Exception as exc:  # noqa: BLE001 -- one line naming the file, not a traceback
-            raise ValueError(f"{path}: not a table PPO checkpoint this config can resume ({exc.__class__.__name__}: "
+            raise ValueError(f"{path}: not a {self.NAME} checkpoint this config can resume ({exc.__class__.__name__}: "
                              f"{str(exc).splitlines()[0][:200]}); move it away to start afresh") from None
         self.steps, self.updates = int(saved["steps"]), int(saved["updates"])
         self.imitated = int(saved.get("imitated", 0))  # checkpoints from before the imitation section: none
@@ -677,12 +768,18 @@ def check_before_run(settings: TablePpoConfig, resuming: bool) -> None:
 
 def train(settings: TablePpoConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
     """Train in ``run_dir`` up to ``budget.total_steps`` learner decisions, from its checkpoint if any."""
+    return train_with(TablePpo, settings, run_dir, state, progress)
+
+
+def train_with(trainer_class: type[TablePpo], settings: Any, run_dir: Path, state: dict,
+               progress: bool | Reporter = True) -> Path:
+    """Train ``run_dir`` with a table trainer (this module's PPO, or another learner built on its
+    tables: :mod:`club_envs.training.table_dmc`)."""
     report = Reporter.of(progress)
     threadpool_limits(1, user_api="blas")  # small matrix products: one thread (the update may use more)
-    trainer = TablePpo(settings, run_dir, state, report)
+    trainer = trainer_class(settings, run_dir, state, report)
     report.say(f"{sum(t.num_games for t in trainer.tables)} games at {'/'.join(str(t.num_players) for t in trainer.tables)} "
-               f"players; learner inputs {trainer.input_size}, critic "
-               f"{'privileged' if trainer.privileged else 'observation'}")
+               f"players; {trainer.describe_learner()}")
     trainer.run()
     (run_dir / "summary.json").write_text(json.dumps({"steps": trainer.steps, "updates": trainer.updates,
                                                        "seconds": trainer.seconds(), "best": trainer.best.get(SIDE)},

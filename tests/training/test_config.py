@@ -29,7 +29,7 @@ def test_every_shipped_config_is_valid(path):
     if "recipe" in cfg:  # belief iteration and table PPO: their own trainers and schemas
         assert (cfg["recipe"], cfg["game"]["name"]) in {("belief_iteration", "members_only"),
                                                         ("arkham_belief_iteration", "arkham_decoders"),
-                                                        ("table_ppo", "members_only")}
+                                                        ("table_ppo", "members_only"), ("table_dmc", "members_only")}
         assert settings.RECIPE == cfg["recipe"]
     else:
         assert cfg["algorithm"]["name"] == settings.algorithm.name == "MaskablePPO"
@@ -57,7 +57,7 @@ def test_a_config_is_typed_once_and_keeps_the_resolved_mapping_it_was_built_from
 
 def test_a_recipe_config_is_checked_by_its_own_schema():
     with pytest.raises(ConfigFileError, match=r"x\.yaml: recipe: 'ppo' is not allowed; "
-                                              r"allowed values: belief_iteration, arkham_belief_iteration, table_ppo$"):
+                                              r"allowed values: belief_iteration, arkham_belief_iteration, table_ppo, table_dmc$"):
         configs.validate({"recipe": "ppo"}, "x.yaml")
     for recipe in ("belief_iteration", "arkham_belief_iteration"):
         with pytest.raises(ConfigFileError, match=r"x\.yaml: unknown key 'algorithm'; allowed keys: "):

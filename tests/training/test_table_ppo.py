@@ -28,8 +28,9 @@ BASE = {"recipe": "table_ppo", "game": {"name": "members_only", "num_players": [
         "checkpoint": {"every": 1000}, "budget": {"total_steps": 1500}, "seed": 5}
 
 
-def settings(**changes):
-    raw = json.loads(json.dumps(BASE))
+def settings(base=BASE, **changes):
+    """``base`` with the sections ``changes`` names updated, checked and typed."""
+    raw = json.loads(json.dumps(base))
     for section, values in changes.items():
         if isinstance(values, dict):
             raw.setdefault(section, {}).update(values)
@@ -203,7 +204,41 @@ def test_overlap_plays_the_next_rollout_on_the_weights_before_the_update_and_rep
     assert np.allclose(logp, data["logp"], atol=1e-5)
 
 
+def test_exploiters_hunt_the_current_policy_and_join_the_league(tmp_path, monkeypatch, capsys):
+    raw = json.loads(json.dumps(BASE))
+    raw.update({"exploiters": {"every": 1000, "steps": 500, "warm_start": "none"}, "league": {
+        "share": 0.7, "snapshot_every": 1000, "pool_size": 10}, "budget": {"total_steps": 3000}})
+    path = tmp_path / "hunt.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    a = run(path, runs_dir=tmp_path / "a", progress=False)
+    hunts = sorted((a / "exploiters").iterdir())
+    assert len(hunts) == 2, "one exploiter per 1,000 decisions, none at the budget's end"
+    target = PolicyAgent.from_file(hunts[0] / "target.pt")
+    assert target.meta["steps"] == int(hunts[0].name), "the target is the policy when the hunt began"
+    responder = PolicyAgent.from_file(hunts[0] / "responder" / "responder.pt")
+    pool = json.loads((a / "pool" / "player" / "pool.json").read_text())
+    exploiters = [m for m in pool["members"] if m["id"].startswith("exploiter-")]
+    assert [m["id"] for m in exploiters] == [f"exploiter-{h.name}.pt" for h in hunts]
+    state = json.loads((a / "state.json").read_text())
+    drawn = TablePpo(configs.load(a / "config.yaml"), a, state, Reporter.quiet()).pool.probabilities()
+    assert all(drawn[m["id"]] > 0 for m in exploiters), "drawn for the learner's tables as any member"
+    joined = a / "pool" / "player" / exploiters[0]["path"]
+    assert joined.read_bytes() == (hunts[0] / "responder" / "responder.pt").read_bytes() and responder.meta
+    b = run(path, runs_dir=tmp_path / "b", progress=False)
+    assert_same_runs(a, b)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no responder today")
+
+    monkeypatch.setattr("club_envs.training.exploit.train_responder", broken)
+    c = run(path, runs_dir=tmp_path / "c", progress=False)
+    assert "exploiter at step" in capsys.readouterr().err and json.loads(
+        (c / "state.json").read_text())["steps"]["player"] >= 3000, "a failed hunt is skipped, the run goes on"
+
+
 @pytest.mark.parametrize("changes,message", [
+    ({"exploiters": {"warm_start": "random"}}, r"exploiters.warm_start: 'random' is not allowed; allowed values: "
+                                                r"none, heuristic"),
     ({"league": {"bots": [], "bot_share": 0.5}}, r"league.bot_share: 0.5 needs league.bots"),
     ({"anchor": {"bot": "none", "coef": 1.0}}, r"anchor.coef: 1.0 needs anchor.bot"),
     ({"ppo": {"games": 1}}, r"ppo.games: 1 cannot cover 2 table sizes"),

@@ -38,8 +38,9 @@ from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFA
 from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
-                                         SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings, LeagueSettings, DmcSettings, ExploiterSettings,
-                                         AnchorSettings, ImitationSettings, TrainingConfig)
+                                         SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings,
+                                         LeagueSettings, DmcSettings, ExploiterSettings, AnchorSettings,
+                                         ImitationSettings, TrainingConfig)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
 

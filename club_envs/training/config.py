@@ -40,7 +40,7 @@ from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettin
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings,
                                          LeagueSettings, DmcSettings, ExploiterSettings, AnchorSettings,
-                                         ImitationSettings, TrainingConfig)
+                                         ImitationSettings, TrainingConfig, WARM_STARTS)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
 
@@ -339,7 +339,6 @@ ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
 TABLE_PPO_GAMES = ("members_only",)  # the games with a batched multi-agent engine it trains on
 TABLE_PPO_BOTS = ("random", "heuristic", "heuristic_bold")  # league bots played in compiled code
 TABLE_PPO_ANCHORS = ("none", "heuristic", "belief")
-TABLE_EXPLOITER_WARM_STARTS = ("heuristic",)  # the bots an exploiter may imitate first (the exploit command's)
 TABLE_PPO_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -401,7 +400,7 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
         "exploiters": section({
             "every": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
             "steps": {"type": "integer", "minimum": 1, "maximum": MAX_STEPS},
-            "warm_start": {"enum": ["none", *TABLE_EXPLOITER_WARM_STARTS]},
+            "warm_start": {"enum": ["none", *WARM_STARTS]},  # the exploit command's
         }),
         "checkpoint": section({"every": _POSITIVE_INT}),
         "budget": section({"total_steps": _POSITIVE_INT}),

@@ -385,6 +385,9 @@ def _many(count: int, noun: str) -> str:
 
 
 
+# The bots a responder may imitate before its training (the exploit command's, a table recipe's exploiters)
+WARM_STARTS = ("heuristic",)
+
 # The exploit responder's imitation recipe per game, after the shipped configs' ``pretrain`` sections
 # (configs/members_only_4p.yaml, configs/arkham_decoders.yaml): games of the bot to imitate, epochs over
 # them, critic warm-up steps (counted in the responder's step budget) and the extra inputs the responder

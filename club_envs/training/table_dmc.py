@@ -42,9 +42,9 @@ import torch
 from club_envs.members_only.action_features import action_features
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import TableDmcConfig
-from club_envs.training.table_ppo import LEARNER, TablePpo, Table, check_before_run, mlp, train_with
+from club_envs.training.table_ppo import TablePpo, Table, check_before_run, mlp, train_with
 
-__all__ = ["LEARNER", "QNet", "TableDmc", "check_before_run", "train"]
+__all__ = ["QNet", "TableDmc", "check_before_run", "train"]
 
 
 class QNet(torch.nn.Module):

@@ -78,7 +78,7 @@ from club_envs.training.policy_meta import write_policy
 from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv, save_state
 from club_envs.training.selfplay import SnapshotPool
-from club_envs.training.settings import TablePpoConfig
+from club_envs.training.settings import ExploitSettings, TablePpoConfig
 from club_envs.vector_game import make_vector_game
 
 SIDE = "player"
@@ -649,10 +649,11 @@ class TablePpo:
     def hunt(self) -> None:
         """An exploiter joins the league: a best responder trained (``exploiters.steps``, from an
         imitation of ``exploiters.warm_start``) against the current policy, at the table sizes in
-        turn, in ``exploiters/<step>/``. A failure is reported and skipped, never fatal to the run;
-        a run stopped during a hunt goes on with that responder's training when resumed."""
+        turn, in ``exploiters/<step>/``. A failure is reported and skipped, never fatal to the run.
+        A stop asked for (SIGTERM, Ctrl-C) during a hunt lets it finish, so the exploiter joins before
+        the run's last checkpoint; a run killed outright during one hunts anew when its resumed
+        decisions pass the mark again (a new folder: the step differs)."""
         from club_envs.training.exploit import train_responder
-        from club_envs.training.settings import ExploitSettings
 
         hunt, sizes = self.settings.exploiters, self.settings.game.num_players
         count = self.marks["exploiter"]

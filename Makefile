@@ -27,12 +27,13 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m tests.structure
 
-# Environment speed, then the training loop against its own ceiling (a few minutes).
+# Environment speed, the training loop against its own ceiling, then the search (a few minutes).
 bench: $(STAMP)
 	$(PY) benchmarks/bench_envs.py
 	$(PY) benchmarks/bench_vector_engine.py
 	$(PY) benchmarks/bench_vector_game.py
 	$(PY) benchmarks/bench_training.py
+	$(PY) benchmarks/bench_search.py
 
 # The site in site/: the generated tables rewritten from the code, then a strict build (a broken
 # link, a missing page, snippet or API reference fails).

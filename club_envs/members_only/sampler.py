@@ -14,6 +14,8 @@ otherwise.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from club_envs.members_only.engine import DISCARD, OVER, REVEAL, State, View, state_from_view
@@ -61,7 +63,7 @@ def sample_world(view: View, rng: np.random.Generator, weight: Weight | None = N
     pool = np.repeat(np.arange(NUM_CARD_TYPES), unseen)
     others, discarded, pending_possible = hidden_places(view)
 
-    def draw() -> State:
+    def draw() -> Hidden:
         cards = rng.permutation(pool).tolist()
         hands: list[list[int]] = [[0] * NUM_CARD_TYPES for _ in range(view.num_players)]
         hands[view.seat] = list(view.hand)
@@ -78,14 +80,33 @@ def sample_world(view: View, rng: np.random.Generator, weight: Weight | None = N
                 held -= 1
             for _ in range(held):
                 hands[s][cards.pop()] += 1
-        return state_from_view(view, hands, discards, cards, pending_reveal=pending, seed=child_seed(rng))
+        return Hidden(view.num_players, view.phase, view.current_player, hands, discards, pending, cards,
+                      child_seed(rng))
 
-    return resample(draw, rng, weight, candidates)
+    def finish(hidden: Hidden) -> State:
+        return state_from_view(view, hidden.hands, hidden.discards, hidden.out_of_play,
+                               pending_reveal=hidden.pending_reveal, seed=hidden.seed)
+
+    return resample(draw, rng, weight, candidates, finish=finish)
+
+
+class Hidden(NamedTuple):
+    """One drawn world before it is built into a :class:`State`: its hidden cards, plus the public
+    fields a world weight reads (:func:`offsets_to_come` takes either)."""
+
+    num_players: int
+    phase: int
+    current_player: int | None
+    hands: list[list[int]]
+    discards: list[int | None]
+    pending_reveal: int | None
+    out_of_play: list[int]
+    seed: int
 
 
 # --------------------------------------------------------------------------- a learned belief as weight
 
-def offsets_to_come(state: State, seat: int) -> tuple[np.ndarray, list[np.ndarray]]:
+def offsets_to_come(state: State | Hidden, seat: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """What the other players will still add to the display in world ``state``, as ``seat`` counts
     it: "normal minus NO!" per category ``(5,)`` among their hidden cards (hands and a picked reveal
     card), before the discards still to come, and for each other player yet to discard, its hand
@@ -140,7 +161,7 @@ def learned_weight(seat: int, logits: np.ndarray) -> Weight:
     cats = np.arange(NUM_CATEGORIES)
     top = ratio.shape[1] - 1
 
-    def weight(state: State) -> float:
+    def weight(state: State | Hidden) -> float:
         base, undiscarded = offsets_to_come(state, seat)
         probs, change = discard_spread(undiscarded)
         index = np.clip(base[None, :] + change + NO_PER_CATEGORY, 0, top)

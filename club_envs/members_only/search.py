@@ -107,6 +107,16 @@ class LightRollout:
 
 
 ROLLOUTS = {"light": LightRollout}
+BATCHED_ROLLOUTS = ("light", "heuristic", "random")  # played out on the batched engine (vector_search)
+
+
+def batched_playouts(config: Config, rollout: str):
+    """Paired play-outs of ``rollout`` on the batched engine
+    (:class:`club_envs.members_only.vector_search.Playouts`; imported here, on first use, because it
+    compiles the batched engine)."""
+    from club_envs.members_only.vector_search import Playouts
+
+    return Playouts(config, rollout, TEMPERATURE, CHIP_WORTH)
 
 
 def learned_logits(model: BeliefModel, observation: np.ndarray) -> np.ndarray:

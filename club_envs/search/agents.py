@@ -49,7 +49,26 @@ def make_ismcts(game: ModuleType, config: Any, options: str = "", seed: int | No
         weight_for = hooks.learned_weight_for(model, config)
     else:
         weight_for = search_game.default_weight
-    return ISMCTSAgent(search_game, rollout, opts, weight_for=weight_for, seed=seed)
+    playouts = _playouts(hooks, opts, search_game, rollout_name, game, config)
+    return ISMCTSAgent(search_game, rollout, opts, weight_for=weight_for, seed=seed, playouts=playouts)
+
+
+def _playouts(hooks: ModuleType, opts: Any, search_game: Any, rollout: str, game: ModuleType, config: Any) -> Any:
+    """The batched play-outs of paired search (option ``engine``): the game's, where it has them
+    for this rollout, unless ``engine=reference``; ``ValueError`` for ``engine=vector`` where there
+    are none or the search is the tree."""
+    batched = getattr(hooks, "BATCHED_ROLLOUTS", ())
+    paired = (search_game.paired_worlds if opts.paired is None else opts.paired) > 0
+    if opts.engine == "reference" or (opts.engine is None and (not paired or rollout not in batched)):
+        return None
+    if not paired:
+        raise ValueError("ismcts engine=vector plays paired play-outs (paired=N, N >= 1); the tree search runs on "
+                         "the reference engine (engine=reference)")
+    if rollout not in batched:
+        where = f"with rollout={'|'.join(batched)}" if batched else "nowhere"
+        raise ValueError(f"ismcts engine=vector: {game.RECORD_NAME} plays out on the batched engine {where}, "
+                         f"not rollout={rollout!r}; use engine=reference")
+    return hooks.batched_playouts(config, rollout)
 
 
 def _default(hooks: ModuleType, attribute: str, shipped: Collection[str]) -> str | None:

@@ -39,8 +39,13 @@ from club_envs.agents.base import Agent, Decision, Thought
 from club_envs.search.game import SearchGame
 from club_envs.search.worlds import Weight
 
+# A game's batched play-outs: (worlds, candidate actions, rollout seed per world, root view) ->
+# values (worlds, candidates, seats). See paired_search.
+Playouts = Callable[[list, list[int], list[int], Any], np.ndarray]
+
 DEFAULT_ITERATIONS = 32
 DEFAULT_EXPLORATION = 0.7
+ENGINES = ("vector", "reference")
 
 
 class _Node:
@@ -153,11 +158,17 @@ def paired_search(
     worlds: int,
     weight: Weight | None = None,
     anchor: float = 0.0,
+    playouts: Playouts | None = None,
 ) -> dict[int, tuple[int, float]]:
     """Play every root candidate out in the same ``worlds`` sampled worlds; return, per candidate
     in the game's order of preference, (worlds, mean reward of the searching seat) -- or, with
     ``anchor`` above 0, that mean less ``anchor`` standard errors of its paired difference from the
     first candidate's (the first keeps its own mean), see :func:`best_paired`.
+
+    ``playouts``: the game's batched form of the rollout (e.g.
+    :class:`club_envs.members_only.vector_search.Playouts`), which plays every world and candidate
+    in one call on the batched engine instead of one by one with ``rollout`` on the reference
+    engine. The worlds and their rollout seeds are drawn from ``rng`` alike either way.
 
     Common random numbers: all candidates meet the same hidden cards and the same rollout
     randomness (the rollout policy is reseeded alike for each), so the difference between two
@@ -170,6 +181,13 @@ def paired_search(
     actions = [int(a) for a in game.candidates(first)[0]]
     if len(actions) == 1:
         return {actions[0]: (0, 0.0)}
+    if playouts is not None:
+        sampled, seeds = [], []
+        for k in range(worlds):
+            sampled.append(first if k == 0 else game.sample_world(view, rng, weight))
+            seeds.append(int(rng.integers(2**31 - 1)))
+        values = playouts(sampled, actions, seeds, view)[:, :, seat]
+        return _paired_stats(actions, values, anchor)
     values = np.zeros((worlds, len(actions)))
     for k in range(worlds):
         world = first if k == 0 else game.sample_world(view, rng, weight)
@@ -181,6 +199,12 @@ def paired_search(
             while not state.is_over and not game.stop(state, view):
                 state.apply_action(_policy_action(rollout, game.decision(state), rng))
             values[k, i] = game.values(state)[seat]
+    return _paired_stats(actions, values, anchor)
+
+
+def _paired_stats(actions: list[int], values: np.ndarray, anchor: float) -> dict[int, tuple[int, float]]:
+    """:func:`paired_search`'s answer from the play-outs' values ``(worlds, candidates)``."""
+    worlds = values.shape[0]
     means = values.mean(axis=0)
     if anchor > 0 and worlds > 1:
         diff = values - values[:, :1]
@@ -256,6 +280,13 @@ class ISMCTSOptions:
         each from its own view of the sampled world; ``tree``: they choose by UCB in the searching
         seat's tree like the searching seat itself (plain SO-ISMCTS, where an opponent's choices
         are fused over worlds it could tell apart -- see ``docs/search.md``).
+    engine
+        where paired play-outs run: ``vector`` plays all worlds and candidates at once on the game's
+        batched engine (Members Only, with the ``light``, ``heuristic`` or ``random`` rollout);
+        ``reference`` one by one on the reference engine. The default is ``vector`` where the
+        game and rollout have a batched form, else ``reference``. Both draw the same worlds; the
+        play-outs' own random draws differ, so the two agree in distribution, not move for move.
+        The tree search runs on the reference engine.
     """
 
     iters: int | None = DEFAULT_ITERATIONS
@@ -269,6 +300,7 @@ class ISMCTSOptions:
     paired: int | None = None
     anchor: float | None = None
     opponents: str = "model"
+    engine: str | None = None
 
     def label(self) -> str:
         parts = ["ismcts"]
@@ -294,11 +326,14 @@ class ISMCTSOptions:
             parts.append(f"anchor={self.anchor:g}")
         if self.opponents != "model":
             parts.append(f"opponents={self.opponents}")
+        if self.engine is not None:
+            parts.append(f"engine={self.engine}")
         return ":".join(parts)
 
 
 _ALLOWED = ("iters=N, seconds=S, rollout=random|heuristic|<agent>, c=X, beliefs=uniform|heuristic|<belief model>, "
-            "estimates=heuristic|<belief model>, width=N, cards=N, paired=N, anchor=Z, opponents=model|tree")
+            "estimates=heuristic|<belief model>, width=N, cards=N, paired=N, anchor=Z, opponents=model|tree, "
+            "engine=vector|reference")
 
 
 def parse_options(text: str) -> ISMCTSOptions:
@@ -324,8 +359,8 @@ def parse_options(text: str) -> ISMCTSOptions:
                 values[key] = number
             elif key in ("rollout", "beliefs", "estimates"):
                 values[key] = raw  # checked against the game when the agent is built
-            elif key == "opponents":
-                if raw not in ("model", "tree"):
+            elif key in ("opponents", "engine"):
+                if raw not in (("model", "tree") if key == "opponents" else ENGINES):
                     raise ValueError
                 values[key] = raw
             else:
@@ -345,7 +380,8 @@ class ISMCTSAgent:
     game or the ``paired`` option asks for it, with paired play-outs: :func:`paired_search`).
 
     ``rollout`` is the agent that plays out simulations (for every seat); ``weight_for(view)`` gives
-    the belief weight of worlds, or ``None`` for uniform sampling.
+    the belief weight of worlds, or ``None`` for uniform sampling; ``playouts``, the rollout's
+    batched form for paired play-outs on the batched engine (see :func:`paired_search`).
     """
 
     def __init__(
@@ -356,9 +392,11 @@ class ISMCTSAgent:
         weight_for: Callable[[Any], Weight | None] = lambda view: None,
         seed: int | None = None,
         name: str | None = None,
+        playouts: Playouts | None = None,
     ) -> None:
         self.game = game
         self.rollout = rollout
+        self.playouts = playouts
         self.options = options
         self.weight_for = weight_for
         self.name = name or options.label()
@@ -380,7 +418,8 @@ class ISMCTSAgent:
         if worlds > 0:
             anchor = self.game.paired_anchor if o.anchor is None else o.anchor
             self.last_stats = paired_search(self.game, decision.view, self._rng, self.rollout, worlds,
-                                            weight=self.weight_for(decision.view), anchor=anchor)
+                                            weight=self.weight_for(decision.view), anchor=anchor,
+                                            playouts=self.playouts)
             action = best_paired(self.last_stats)
             return action if action in legal else int(legal[0])
         self.last_stats = search(self.game, decision.view, self._rng, self.rollout, iterations=o.iters,

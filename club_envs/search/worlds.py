@@ -20,10 +20,15 @@ DEFAULT_CANDIDATES = 16
 
 
 def resample(draw: Callable[[], Any], rng: np.random.Generator, weight: Weight | None,
-             candidates: int = DEFAULT_CANDIDATES) -> Any:
-    """One world from ``draw()`` (uniform), reweighted by ``weight`` when one is given."""
+             candidates: int = DEFAULT_CANDIDATES, finish: Callable[[Any], Any] | None = None) -> Any:
+    """One world from ``draw()`` (uniform), reweighted by ``weight`` when one is given.
+
+    ``finish``: when given, ``draw()`` returns a cheap description of a world's hidden facts (which
+    ``weight`` reads) and ``finish`` builds the full world from the one kept -- so the candidates
+    that are weighed and dropped are never built."""
+    finish = finish or (lambda world: world)
     if weight is None:
-        return draw()
+        return finish(draw())
     if candidates < 1:
         raise ValueError(f"candidates={candidates!r}: expected a whole number >= 1")
     worlds = [draw() for _ in range(candidates)]
@@ -32,8 +37,8 @@ def resample(draw: Callable[[], Any], rng: np.random.Generator, weight: Weight |
         raise ValueError("a world weight must be a finite number >= 0")
     total = weights.sum()
     if total <= 0:
-        return worlds[int(rng.integers(candidates))]
-    return worlds[int(rng.choice(candidates, p=weights / total))]
+        return finish(worlds[int(rng.integers(candidates))])
+    return finish(worlds[int(rng.choice(candidates, p=weights / total))])
 
 
 def child_seed(rng: np.random.Generator) -> int:

@@ -245,7 +245,8 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
     "exploiters.every": "learner decisions between two exploiters joining the league (0: none): each a best "
                         "responder trained against the policy as it is then",
     "exploiters.steps": "each exploiter's training steps (the `club-envs exploit` trainer, on the batched engine)",
-    "exploiters.warm_start": "the bot an exploiter imitates before its training (`none`: from scratch)",
+    "exploiters.warm_start": "the bot an exploiter imitates before its training (`none`: from scratch; `policy`: "
+                             "a copy of the policy it hunts)",
     "checkpoint.every": "learner decisions between checkpoints",
     "budget.total_steps": "learner decisions to train for",
     "seed": "seeds torch, numpy, the tables and the league draws",

@@ -101,7 +101,7 @@ def save_policy(path: str | os.PathLike, weights: Mapping[str, Any], meta: Mappi
 # A policy file is a few hundred KB to a few MB; the largest network a config allows (4 hidden
 # layers of 4096) is about 200 MB.
 MAX_FILE_BYTES = 256 * 2**20
-_WEIGHT_PREFIXES = ("mlp_extractor.policy_net.", "action_net.")
+ACTOR_WEIGHT_PREFIXES = ("mlp_extractor.policy_net.", "action_net.")
 _ALLOWED = "one written by club-envs training (torch.save of tensors and plain data only)"
 
 
@@ -199,7 +199,7 @@ def _network(path: Path, weights: Any, meta: Mapping[str, Any]) -> MaskedMLP:
         raise PolicyFileError(f"{path}: 'weights' is missing or empty; it maps layer names to tensors")
     hidden: set[int] = set()
     for key, value in weights.items():
-        if not isinstance(key, str) or not key.startswith(_WEIGHT_PREFIXES):
+        if not isinstance(key, str) or not key.startswith(ACTOR_WEIGHT_PREFIXES):
             raise PolicyFileError(f"{path}: unexpected weight {brief(key)}; allowed names: "
                                   "mlp_extractor.policy_net.<i>.weight/.bias, action_net.weight/.bias")
         if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:

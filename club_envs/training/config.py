@@ -40,7 +40,8 @@ from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettin
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings,
                                          LeagueSettings, DmcSettings, ExploiterSettings, AnchorSettings,
-                                         ImitationSettings, TrainingConfig, WARM_STARTS)
+                                         ImitationSettings, START_FROM_POLICY, TrainingConfig,
+                                         WARM_STARTS)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
 
@@ -400,7 +401,7 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
         "exploiters": section({
             "every": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
             "steps": {"type": "integer", "minimum": 1, "maximum": MAX_STEPS},
-            "warm_start": {"enum": ["none", *WARM_STARTS]},  # the exploit command's
+            "warm_start": {"enum": ["none", *WARM_STARTS, START_FROM_POLICY]},  # the exploit command's, or the policy
         }),
         "checkpoint": section({"every": _POSITIVE_INT}),
         "budget": section({"total_steps": _POSITIVE_INT}),

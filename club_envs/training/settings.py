@@ -277,7 +277,9 @@ class ExploiterSettings:
 
     every: int  # learner decisions between two exploiters (0: none)
     steps: int  # each exploiter's training steps
-    warm_start: str | None  # the bot an exploiter imitates before its training, or None: from scratch
+    # how an exploiter starts: imitating a bot (WARM_STARTS), as a copy of the policy it hunts
+    # (START_FROM_POLICY: AlphaStar's main exploiters), or None: from scratch
+    warm_start: str | None
 
 
 @dataclass(frozen=True)
@@ -387,6 +389,10 @@ def _many(count: int, noun: str) -> str:
 
 # The bots a responder may imitate before its training (the exploit command's, a table recipe's exploiters)
 WARM_STARTS = ("heuristic",)
+# An exploiter's start as a copy of the policy it hunts (its network, inputs and actor weights; the
+# critic fitted anew): a table recipe's ``exploiters.warm_start`` only -- the exploit command's
+# targets may be bots, which have no network to copy.
+START_FROM_POLICY = "policy"
 
 # The exploit responder's imitation recipe per game, after the shipped configs' ``pretrain`` sections
 # (configs/members_only_4p.yaml, configs/arkham_decoders.yaml): games of the bot to imitate, epochs over
@@ -413,12 +419,16 @@ class ExploitSettings:
     seed: int = 0
     baseline: str | None = "heuristic"
     sides: list[str] = field(default_factory=list)
-    warm_start: str | None = None  # the bot imitated before PPO, or None: from scratch
+    warm_start: str | None = None  # the bot imitated before PPO, START_FROM_POLICY, or None: from scratch
     # the imitation recipe (WARM_START_RECIPE of the game unless given); kept in exploit.json so a
-    # resumed run goes on with the recipe it started with
+    # resumed run goes on with the recipe it started with. With START_FROM_POLICY: the copied
+    # network's shape (hidden, activation, features) and the critic's warm-up steps.
     warm_start_recipe: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
+        if self.warm_start == START_FROM_POLICY and not self.warm_start_recipe:
+            raise ValueError("a responder that starts from the policy needs that policy's network "
+                             "(warm_start_recipe: hidden, activation, features, critic_steps)")
         if self.warm_start is not None and self.warm_start_recipe is None:
             object.__setattr__(self, "warm_start_recipe", dict(WARM_START_RECIPE.get(self.game, {})))
 

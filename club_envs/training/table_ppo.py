@@ -64,7 +64,7 @@ from threadpoolctl import threadpool_limits
 
 from club_envs.agents.batched import GameRows
 from club_envs.agents.features import get as get_features
-from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent
+from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent, load_policy_file
 from club_envs.compiled import compiled
 from club_envs.games import get_spec
 from club_envs.members_only.vector_features import HeuristicRows
@@ -78,7 +78,7 @@ from club_envs.training.policy_meta import write_policy
 from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv, save_state
 from club_envs.training.selfplay import SnapshotPool
-from club_envs.training.settings import ExploitSettings, TablePpoConfig
+from club_envs.training.settings import START_FROM_POLICY, WARM_START_RECIPE, ExploitSettings, TablePpoConfig
 from club_envs.vector_game import make_vector_game
 
 SIDE = "player"
@@ -663,7 +663,7 @@ class TablePpo:
             settings = ExploitSettings(agent=str(target), game=self.settings.game.name,
                                        players=sizes[count % len(sizes)], steps=hunt.steps, eval_games=1,
                                        seed=self.settings.seed * 1000 + count, baseline=None, sides=[SIDE],
-                                       warm_start=hunt.warm_start)
+                                       warm_start=hunt.warm_start, warm_start_recipe=self._hunt_recipe(target))
             self.report.say(f"exploiter {count}: a responder to the policy at {self.steps:,} decisions, "
                             f"{settings.players} players, {hunt.steps:,} steps")
             policy = train_responder(settings, str(target), SIDE, folder / "responder", log=lambda *_: None,
@@ -674,6 +674,18 @@ class TablePpo:
                   file=sys.stderr)
         finally:
             torch.set_num_threads(self.loop.threads)  # the responder's trainer sets its own
+
+    def _hunt_recipe(self, target: Path) -> dict | None:
+        """An exploiter that starts as a copy of the policy (``target``, the exported policy file)
+        gets that file's network and the game's critic warm-up, at most a quarter of its steps (the
+        actor needs no fitting); one that imitates a bot, the game's imitation recipe (None)."""
+        hunt = self.settings.exploiters
+        if hunt.warm_start != START_FROM_POLICY:
+            return None
+        _, meta = load_policy_file(target)
+        critic_steps = min(WARM_START_RECIPE[self.settings.game.name]["critic_steps"], hunt.steps // 4)
+        return {"hidden": list(meta["hidden"]), "activation": meta["activation"],
+                "features": meta.get("features", "none"), "critic_steps": critic_steps}
 
     def _export(self, path: Path) -> Path:
         return write_policy(path, self.policy_weights(), self.settings.game.name, SIDE, self.settings.network,

@@ -16,6 +16,7 @@ from club_envs.agents.policy import PolicyAgent
 from club_envs.training import config as configs
 from club_envs.training.launch import run
 from club_envs.training.table_ppo import LEARNER, TablePpo, chain_advantages, masked_logits
+from club_envs.training.settings import ExploitSettings
 from club_envs.training.progress import Reporter
 from tests.training.test_train import assert_same_runs
 
@@ -236,9 +237,40 @@ def test_exploiters_hunt_the_current_policy_and_join_the_league(tmp_path, monkey
         (c / "state.json").read_text())["steps"]["player"] >= 3000, "a failed hunt is skipped, the run goes on"
 
 
+@pytest.mark.parametrize("recipe", ["table_ppo", "table_dmc"])
+def test_an_exploiter_can_start_as_a_copy_of_the_policy_it_hunts(tmp_path, recipe):
+    """``exploiters.warm_start: policy``: the responder has the learner's network and inputs, its
+    actor starts as the hunted policy's (kept as ``imitated.pt``; for Monte-Carlo Q learning, the
+    exported policy of Q), and PPO then moves it."""
+    raw = json.loads(json.dumps(BASE))
+    if recipe == "table_dmc":
+        raw["recipe"] = recipe
+        raw["dmc"] = {**raw.pop("ppo"), "learning_rate": 1e-3}
+    raw.update({"exploiters": {"every": 1000, "steps": 5000, "warm_start": "policy"}, "budget": {"total_steps": 1500}})
+    path = tmp_path / "copy.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    a = run(path, runs_dir=tmp_path / "a", progress=False)
+    (hunt,) = sorted((a / "exploiters").iterdir())
+    folder = hunt / "responder"
+    target, start = (torch.load(p, weights_only=True) for p in (hunt / "target.pt", folder / "imitated.pt"))
+    assert start["meta"]["hidden"] == [32] and start["meta"]["features"] == "members_only_beliefs"
+    assert all(torch.equal(start["weights"][k], v) for k, v in target["weights"].items())
+    assert set(start["weights"]) == set(target["weights"])
+    trained = torch.load(folder / "responder.pt", weights_only=True)["weights"]
+    assert any(not torch.equal(trained[k], v) for k, v in target["weights"].items()), "PPO moved the copy"
+    assert json.loads((folder / "warm_start.json").read_text())["critic_steps"] > 0
+    pool = json.loads((a / "pool" / "player" / "pool.json").read_text())
+    assert [m["id"] for m in pool["members"] if m["id"].startswith("exploiter-")] == [f"exploiter-{hunt.name}.pt"]
+
+
+def test_a_responder_from_the_policy_needs_its_network():
+    with pytest.raises(ValueError, match="needs that policy's network"):
+        ExploitSettings(agent="x.pt", game="members_only", players=4, warm_start="policy")
+
+
 @pytest.mark.parametrize("changes,message", [
     ({"exploiters": {"warm_start": "random"}}, r"exploiters.warm_start: 'random' is not allowed; allowed values: "
-                                                r"none, heuristic"),
+                                                r"none, heuristic, policy"),
     ({"league": {"bots": [], "bot_share": 0.5}}, r"league.bot_share: 0.5 needs league.bots"),
     ({"anchor": {"bot": "none", "coef": 1.0}}, r"anchor.coef: 1.0 needs anchor.bot"),
     ({"ppo": {"games": 1}}, r"ppo.games: 1 cannot cover 2 table sizes"),

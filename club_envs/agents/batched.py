@@ -30,7 +30,7 @@ policy (greedy or sampled, masked).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -95,6 +95,41 @@ class PolicyGroups:
         keep = set(np.unique(np.asarray(seated, np.int64)).tolist())
         for number in [n for n in self.groups if n not in keep]:
             del self._number_of[id(self.groups.pop(number).policy)]
+
+
+def ask_groups(calls: Sequence[tuple[Group, np.ndarray]], games: Any, observer: Any, masks: np.ndarray,
+               out: np.ndarray) -> None:
+    """Every group's checked answer for its games (``calls``: the group and its rows), in ``out``.
+
+    Each group is one call, as :func:`ask` makes it -- but groups whose policies read the same
+    inputs (an ``inputs_key`` attribute, with ``inputs(observations, masks, state)`` and
+    ``choose(inputs, masks)`` methods: :class:`~club_envs.agents.policy.BatchedPolicyAgent`) share
+    one observation and one computation of those inputs for all their rows, then choose each on its
+    own rows in turn. A vector environment seats many frozen snapshots of one network; their games
+    are then one set of inputs instead of one per snapshot (inputs are computed row by row, so a
+    row's inputs do not depend on which other rows share the call)."""
+    shared: dict[Any, list[tuple[Group, np.ndarray]]] = {}
+    for group, rows in calls:
+        key = getattr(group.policy, "inputs_key", None)
+        if key is None:
+            seats = games.tables.current[rows].astype(np.int64)
+            legal = masks[rows].copy()
+            answer = ask(group.policy, observer.observe_games(games, rows, seats), legal, GameRows(games, rows, seats))
+            out[rows] = checked_answer(group.name, answer, legal, rows, seats)
+        else:
+            shared.setdefault(key, []).append((group, rows))
+    for members in shared.values():
+        rows = np.concatenate([r for _, r in members])
+        seats = games.tables.current[rows].astype(np.int64)
+        legal = masks[rows].copy()
+        inputs = members[0][0].policy.inputs(observer.observe_games(games, rows, seats), legal,
+                                             GameRows(games, rows, seats))
+        start = 0
+        for group, part in members:
+            mine = slice(start, start + len(part))
+            start += len(part)
+            answer = group.policy.choose(inputs[mine], legal[mine])
+            out[part] = checked_answer(group.name, answer, legal[mine], part, seats[mine])
 
 
 def checked_answer(name: str, answer: Any, legal: np.ndarray, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:

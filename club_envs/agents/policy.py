@@ -413,8 +413,21 @@ class BatchedPolicyAgent:
         self._rng = np.random.default_rng(seed)
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray, state: Any) -> np.ndarray:
+        return self.choose(self.inputs(observations, action_masks, state), action_masks)
+
+    @property
+    def inputs_key(self) -> int:
+        """Policies with equal keys read the same inputs, computed once for all their rows
+        (:func:`club_envs.agents.batched.ask_groups`): those of one features object."""
+        return id(self.agent.features)
+
+    def inputs(self, observations: np.ndarray, action_masks: np.ndarray, state: Any) -> np.ndarray:
+        """The network's inputs for these rows: the observations and the policy's extra inputs."""
         features = self.agent.features
-        inputs = observations if features is None else features.state_inputs(observations, action_masks, state)
+        return observations if features is None else features.state_inputs(observations, action_masks, state)
+
+    def choose(self, inputs: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row from the network's inputs (:func:`masked_choice`)."""
         return masked_choice(self.agent.net.logits(inputs), action_masks, self.agent.deterministic, self._rng)
 
 

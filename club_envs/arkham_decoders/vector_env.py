@@ -76,7 +76,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from club_envs.agents.base import Decision, act_grouped
-from club_envs.agents.batched import GameRows, ask, checked_answer
+from club_envs.agents.batched import ask_groups
 from club_envs.arkham_decoders import actions as A
 from club_envs.arkham_decoders.env import REWARD_MODES
 from club_envs.arkham_decoders.gym_env import LEARNER_ROLES, MAX_DEALS
@@ -84,7 +84,7 @@ from club_envs.arkham_decoders.rules import ROLES, Config
 from club_envs.arkham_decoders.vector_engine import VectorGames, check_action_array, describe_illegal, first_illegal
 from club_envs.arkham_decoders.vector_heuristic import Scratch, reference_choice
 from club_envs.arkham_decoders.roster import AGENT_NAMES, make_agent
-from club_envs.arkham_decoders.vector_lineup import AGENT, POLICY, GameLineups, Group
+from club_envs.arkham_decoders.vector_lineup import AGENT, POLICY, GameLineups
 from club_envs.arkham_decoders.vector_views import view_of
 from club_envs.arkham_decoders.vector_observer import VectorObserver
 from club_envs.arkham_decoders.vector_records import ActionLog, game_record
@@ -268,9 +268,8 @@ class ArkhamDecodersVectorEnv(VectorEnv):
             kinds = self.lineups.kinds[asking, self._waiting[asking]]
             policies = asking[kinds == POLICY]
             groups = self.lineups.group[policies, self._waiting[policies]]
-            for number in np.unique(groups):
-                rows = policies[groups == number]
-                actions[rows] = self._ask(self.lineups.groups[int(number)], rows, masks)
+            ask_groups([(self.lineups.groups[int(n)], policies[groups == n]) for n in np.unique(groups)],
+                       self.games, self.observer, masks, actions)
             agents = asking[kinds == AGENT]
             if len(agents):
                 actions[agents] = self._ask_agents(agents, masks)
@@ -285,14 +284,6 @@ class ArkhamDecodersVectorEnv(VectorEnv):
             games.tables, games.rules, which, self.seats, lineups.by_role, lineups.kinds, self._states,
             *self._scratch.arrays(), self._log.actions, self._log.counts, self._tally, self._waiting, self._unclear,
         )
-
-    def _ask(self, group: Group, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One call of a batched policy for the games ``rows``; its answer checked."""
-        seats = self.games.tables.current[rows].astype(np.int64)
-        legal = masks[rows].copy()
-        observations = self.observer.observe_games(self.games, rows, seats)
-        answer = ask(group.policy, observations, legal, GameRows(self.games, rows, seats))
-        return checked_answer(group.name, answer, legal, rows, seats)
 
     def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one

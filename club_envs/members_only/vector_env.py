@@ -58,7 +58,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from club_envs.agents.base import Decision, act_grouped
-from club_envs.agents.batched import GameRows, ask, checked_answer
+from club_envs.agents.batched import ask_groups
 from club_envs.errors import ConfigError, IllegalActionError, check_choice
 from club_envs.members_only import actions as A
 from club_envs.members_only.env import REWARD_MODES
@@ -67,7 +67,7 @@ from club_envs.members_only.rules import DEFAULT_REWARDS, DECK_SIZE, Config
 from club_envs.members_only.vector_engine import VectorGames, first_illegal
 from club_envs.members_only.vector_heuristic import Scratch, reference_choice
 from club_envs.members_only.roster import AGENT_NAMES
-from club_envs.members_only.vector_lineup import AGENT, POLICY, Group, GameLineups
+from club_envs.members_only.vector_lineup import AGENT, POLICY, GameLineups
 from club_envs.members_only.vector_views import view_of
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_records import record_of
@@ -234,9 +234,8 @@ class MembersOnlyVectorEnv(VectorEnv):
             kinds = self.lineups.kinds[asking, self._waiting[asking]]
             policies = asking[kinds == POLICY]
             groups = self.lineups.group[policies, self._waiting[policies]]
-            for number in np.unique(groups):
-                rows = policies[groups == number]
-                actions[rows] = self._ask(self.lineups.groups[int(number)], rows, masks)
+            ask_groups([(self.lineups.groups[int(n)], policies[groups == n]) for n in np.unique(groups)],
+                       self.games, self.observer, masks, actions)
             agents = asking[kinds == AGENT]
             if len(agents):
                 actions[agents] = self._ask_agents(agents, masks)
@@ -259,14 +258,6 @@ class MembersOnlyVectorEnv(VectorEnv):
             games.tables, games.rules, which, actions, self.seats, self.reward_mode, self.heat_shaping,
             self._winners, self.keep_records, self._log, self._log_lengths, self._log_decks, rewards, add,
         )
-
-    def _ask(self, group: Group, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One call of a batched policy for the games ``rows``; its answer checked."""
-        seats = self.games.tables.current[rows].astype(np.int64)
-        legal = masks[rows].copy()
-        observations = self.observer.observe_games(self.games, rows, seats)
-        answer = ask(group.policy, observations, legal, GameRows(self.games, rows, seats))
-        return checked_answer(group.name, answer, legal, rows, seats)
 
     def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one

@@ -148,6 +148,40 @@ def test_a_policy_shared_by_seats_is_one_group_and_is_called_for_many_games_at_o
     assert max(sizes) > 16 and sum(sizes) > 4 * len(sizes)  # each call answers many games
 
 
+class SharedInputsHash(HashPolicy):
+    """:class:`HashPolicy` that reads its inputs through the shared path of ``ask_groups``
+    (``inputs_key``: every instance reads the same inputs), logging each computation of them."""
+
+    inputs_key = "hash inputs"
+    computed: list[int] = []
+
+    def inputs(self, observations: np.ndarray, action_masks: np.ndarray, state) -> np.ndarray:
+        SharedInputsHash.computed.append(len(observations))
+        return observations
+
+    def choose(self, inputs: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return self(inputs, action_masks)
+
+
+def test_policies_that_read_the_same_inputs_share_one_computation_and_play_the_same_moves():
+    """Two snapshots of one network (two policy objects, one ``inputs_key``): their inputs are
+    computed once per round of moves for the games of both, and every game goes as it goes when each
+    is asked on its own."""
+    SharedInputsHash.computed.clear()
+    shared, plain = [SharedInputsHash(), SharedInputsHash()], [HashPolicy(), HashPolicy()]
+    envs = [make(24, num_players=4, opponents=[p[0], "heuristic", p[1]]) for p in (shared, plain)]
+    results = [e.reset(seed=3)[0] for e in envs]
+    assert results[0].tobytes() == results[1].tobytes()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in envs[0].action_masks()])
+        (a, ra, *_), (b, rb, *_) = (e.step(actions) for e in envs)
+        assert a.tobytes() == b.tobytes() and ra.tobytes() == rb.tobytes()
+    asked = sum(len(p.calls) for p in shared)
+    assert 0 < len(SharedInputsHash.computed) < asked, "one computation for both policies' games"
+    assert sum(SharedInputsHash.computed) == sum(sum(p.calls) for p in shared)
+
+
 def test_set_opponents_swaps_in_new_opponents_for_the_next_moves():
     envs = make(8, num_players=4, opponents="random", keep_records=True, max_heats=2)
     envs.reset(seed=2)

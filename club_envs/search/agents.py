@@ -64,10 +64,12 @@ def _playouts(hooks: ModuleType, opts: Any, search_game: Any, rollout: str, game
     if not paired:
         raise ValueError("ismcts engine=vector plays paired play-outs (paired=N, N >= 1); the tree search runs on "
                          "the reference engine (engine=reference)")
+    if not batched:
+        raise ValueError(f"ismcts engine=vector: {game.RECORD_NAME} has no play-outs on the batched engine; "
+                         "use engine=reference")
     if rollout not in batched:
-        where = f"with rollout={'|'.join(batched)}" if batched else "nowhere"
-        raise ValueError(f"ismcts engine=vector: {game.RECORD_NAME} plays out on the batched engine {where}, "
-                         f"not rollout={rollout!r}; use engine=reference")
+        raise ValueError(f"ismcts engine=vector: {game.RECORD_NAME} plays out on the batched engine with "
+                         f"rollout={'|'.join(batched)}, not rollout={rollout!r}; use engine=reference")
     return hooks.batched_playouts(config, rollout)
 
 

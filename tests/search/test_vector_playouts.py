@@ -214,7 +214,7 @@ def test_the_engine_option_is_checked():
         load("ismcts:engine=vector:rollout=members_only", game=MO, config=config)
     assert load("ismcts:rollout=members_only", game=MO, config=config).playouts is None
     assert load("ismcts:paired=0", game=MO, config=config).playouts is None
-    with pytest.raises(ValueError, match="engine=vector"):
+    with pytest.raises(ValueError, match="has no play-outs on the batched engine; use engine=reference"):
         load("ismcts:engine=vector:paired=8", game=ARKHAM, config=ARKHAM.Config())
     assert load("ismcts", game=ARKHAM, config=ARKHAM.Config()).playouts is None
     with pytest.raises(ValueError, match="no batched play-outs"):

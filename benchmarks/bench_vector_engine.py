@@ -211,7 +211,7 @@ try:  # this process's own peak: getrusage's maxrss also counts the parent's mem
 except OSError:
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"first_step_cpu": first, "peak_rss_mb": peak_kb / 1024,
-       "game_arrays_mb": size / 2**20}))
+       "game_arrays_mb": size / 2**20, "scipy": "scipy" in sys.modules}))
 """
 
 
@@ -291,11 +291,15 @@ def main(argv: list[str] | None = None) -> dict[tuple[int, str], tuple[float, fl
     if not args.no_first_use:
         print("\nfirst use of the batched env, 1,024 games, in a fresh process (CPU seconds to the first step's return)")
         print(f"{'env, opponents':<40} {'empty cache':>12} {'cache filled':>13} {'peak RSS':>10} {'game arrays':>12}")
-        for env_id, cold, warm in first_use_rows():
+        rows = first_use_rows()
+        for env_id, cold, warm in rows:
             print(
                 f"{env_id:<40} {cold['first_step_cpu']:>11.1f}s {warm['first_step_cpu']:>12.1f}s "
                 f"{warm['peak_rss_mb']:>8.0f}MB {warm['game_arrays_mb']:>10.1f}MB"
             )
+        if any(warm.get("scipy") for _, _, warm in rows):
+            print("(numba imports SciPy when it is installed -- here by an extra such as rllib or bench -- which adds "
+                  "about 15 MB to the peak; the wheel alone does not install it)")
     return {key: (r, b) for key, (r, b) in best.items()}
 
 

@@ -89,4 +89,8 @@ def _load(t, g: int, state: State) -> None:
     t.bet_count[g] = len(state.bets)
     t.display[g] = state.display
     t.face_up[g] = np.bincount(np.asarray(state.face_up, dtype=np.int64), minlength=NUM_CARD_TYPES)
+    # The deck is read once dealt only for the face-up cards' order (vector_views); the hands and
+    # the cards out of play are in the arrays above.
+    dealt = state.num_players * state.config.hand_size
+    t.deck[g, dealt:dealt + len(state.face_up)] = state.face_up
     t.given_heats[g] = 0

@@ -20,6 +20,7 @@ from club_envs.members_only.search import batched_playouts, position_values, sea
 from club_envs.members_only.vector_engine import VectorGames, apply_action
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_positions import load_states
+from club_envs.members_only.vector_views import view_of
 from tests.differential import passes_without_jit
 from club_envs.members_only.vector_heuristic import UNCLEAR, Scratch, heuristic_action
 
@@ -59,6 +60,8 @@ def check_same(games: VectorGames, g: int, state: State, observer: VectorObserve
         batched = observer.observe(games, seats)[g]
         reference = Observer(state.config).observe(state.player_view(seat))
         assert batched.tobytes() == reference.tobytes(), f"{where}, seat {seat}"
+        if not state.is_over:
+            assert view_of(games, g, seat) == state.player_view(seat), f"{where}, seat {seat}'s view"
 
 
 @pytest.mark.parametrize("name", CONFIGS)

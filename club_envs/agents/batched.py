@@ -35,6 +35,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
+from club_envs.compiled import compiled
 from club_envs.errors import IllegalActionError
 
 
@@ -135,7 +136,12 @@ def ask_groups(calls: Sequence[tuple[Group, np.ndarray]], games: Any, observer: 
 def checked_answer(name: str, answer: Any, legal: np.ndarray, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """A batched policy's answer for the games ``rows`` (seats ``seats`` to move, legal actions
     ``legal``), as int64 -- or one :class:`~club_envs.errors.IllegalActionError` naming the policy
-    and, for an illegal action, the game, the seat and the legal actions."""
+    and, for an illegal action, the game, the seat and the legal actions. An int64 array of the
+    right shape is checked by one compiled pass (:func:`first_illegal`): the environments check
+    every answer of every round of moves, so the check must cost little beside the move."""
+    if type(answer) is np.ndarray and answer.dtype == np.int64 and answer.shape == (len(rows),):
+        if first_illegal(answer, legal) < 0:
+            return answer
     answer = np.asarray(answer)
     if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
         raise IllegalActionError(f"opponent {name!r} must answer {len(rows)} whole numbers, one per game; got shape "
@@ -147,6 +153,57 @@ def checked_answer(name: str, answer: Any, legal: np.ndarray, rows: np.ndarray, 
         raise IllegalActionError(f"game {rows[i]}: opponent {name!r} at seat {seats[i]} chose illegal action "
                                  f"{answer[i]}; legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}")
     return answer.astype(np.int64)
+
+
+@compiled
+def first_illegal(answer: np.ndarray, legal: np.ndarray) -> int:
+    """The first row whose action ``answer[k]`` is out of range or not set in ``legal[k]``; -1 if none."""
+    for k in range(answer.shape[0]):
+        action = answer[k]
+        if action < 0 or action >= legal.shape[1] or not legal[k, action]:
+            return k
+    return -1
+
+
+def masked_choice(logits: Any, masks: np.ndarray, greedy: bool, rng: np.random.Generator) -> np.ndarray:
+    """One legal action per row of ``logits`` (B, A): the most probable (``greedy``; the first of
+    equal logits) or one drawn from the masked softmax with ``rng`` (one uniform number per row,
+    drawn as ``rng.random(B)``: the pick is the number of cumulative probabilities at or below it).
+    Compiled (:func:`pick_masked`): every frozen opponent of every vector environment chooses
+    through it, once per round of moves, on a few rows -- numpy's per-call cost was most of it."""
+    logits = np.ascontiguousarray(logits)
+    out = np.empty(len(logits), np.int64)
+    uniforms = np.empty(0) if greedy else rng.random(len(logits))
+    pick_masked(logits, np.ascontiguousarray(masks, dtype=np.bool_), greedy, uniforms, out)
+    return out
+
+
+@compiled
+def pick_masked(logits: np.ndarray, masks: np.ndarray, greedy: bool, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """:func:`masked_choice` row by row, in float64: the legal action of highest logit, or the
+    count of ``cumsum(exp(s - max)) / total`` at or below the row's uniform (capped at the last
+    action), with ``s`` the logits and ``-inf`` where illegal -- numpy's own expression, summed
+    in the same order."""
+    actions = logits.shape[1]
+    for r in range(logits.shape[0]):
+        best, top = 0, -np.inf
+        for a in range(actions):
+            if masks[r, a] and float(logits[r, a]) > top:
+                best, top = a, float(logits[r, a])
+        if greedy:
+            out[r] = best
+            continue
+        total = 0.0
+        for a in range(actions):
+            if masks[r, a]:
+                total += np.exp(float(logits[r, a]) - top)
+        cumulative, pick = 0.0, 0
+        for a in range(actions):
+            if masks[r, a]:
+                cumulative += np.exp(float(logits[r, a]) - top)
+            if cumulative / total <= uniforms[r]:
+                pick += 1
+        out[r] = min(pick, actions - 1)
 
 
 def policy_name(policy: BatchedPolicy) -> str:
@@ -171,13 +228,7 @@ class MaskedLogits:
         raw = self.logits(observations)
         if hasattr(raw, "detach"):  # a torch tensor
             raw = raw.detach().cpu().numpy()
-        scores = np.where(action_masks, np.asarray(raw, dtype=np.float64), -np.inf)
-        if self.greedy:
-            return scores.argmax(axis=1)
-        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-        cumulative = np.cumsum(weights, axis=1)
-        draws = self._rng.random(len(scores))[:, None] * cumulative[:, -1:]
-        return (cumulative <= draws).sum(axis=1).clip(max=scores.shape[1] - 1)
+        return masked_choice(raw, action_masks, self.greedy, self._rng)
 
 
 def from_model(model: Callable, greedy: bool = True, seed: int | None = None, name: str = "policy") -> MaskedLogits:

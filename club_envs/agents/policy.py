@@ -30,6 +30,7 @@ import numpy as np
 
 import club_envs.agents.features as features
 from club_envs.agents.base import Decision, Thought, explain
+from club_envs.agents.batched import masked_choice
 
 POLICY_FORMAT = "club-envs-policy"
 POLICY_VERSION = 1
@@ -429,19 +430,6 @@ class BatchedPolicyAgent:
     def choose(self, inputs: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """One action per row from the network's inputs (:func:`masked_choice`)."""
         return masked_choice(self.agent.net.logits(inputs), action_masks, self.agent.deterministic, self._rng)
-
-
-def masked_choice(logits: np.ndarray, masks: np.ndarray, greedy: bool, rng: np.random.Generator) -> np.ndarray:
-    """One legal action per row of ``logits`` (B, A): the most probable (``greedy``) or one drawn
-    from the masked softmax with ``rng`` (one uniform number per row)."""
-    scores = np.where(masks, np.asarray(logits, dtype=np.float64), -np.inf)
-    if greedy:
-        return scores.argmax(axis=1)
-    probs = np.exp(scores - scores.max(axis=1, keepdims=True))
-    cdf = np.cumsum(probs, axis=1)
-    cdf /= cdf[:, -1:]
-    picks = (cdf <= rng.random(len(cdf))[:, None]).sum(axis=1)
-    return np.minimum(picks, masks.shape[1] - 1)
 
 
 def act_batch(agents: Sequence[PolicyAgent], decisions: Sequence[Decision]) -> list[int]:

@@ -236,7 +236,7 @@ def belief_inputs(games: Any, rows: np.ndarray, seats: np.ndarray, observations:
     work = work or Work()
     priors = np.zeros((len(rows), 2 * NUM_BOOKS))
     picks = np.zeros((len(rows), 2 * NUM_BOOKS * 2))
-    belief_parts(games.tables, games.rules, rows, seats, priors, picks, work.likelihood, work.post, work.p,
+    belief_parts(games.arrays, games.rules, rows, seats, priors, picks, work.likelihood, work.post, work.p,
                  work.counts)
     log_prior = np.maximum(np.log(np.maximum(priors, 1e-30)), LOG_FLOOR)
     x = np.empty((len(rows), INPUT_SIZE), np.float32)  # each piece rounded to float32 as there
@@ -447,7 +447,7 @@ class BatchedBeliefAgent:
             logits, moved = forward(self.model.layers, x)
             p_true = combine(prior, logits).reshape(-1, 2, NUM_BOOKS).sum(axis=1)
             moves = np.empty(len(team), np.int64)
-            team_actions(games.tables, games.rules, rows[team], seats[team], masks[team], p_true, np.expm1(2 * moved),
+            team_actions(games.arrays, games.rules, rows[team], seats[team], masks[team], p_true, np.expm1(2 * moved),
                          moves, self._work.san)
             close = np.flatnonzero(moves == UNCLEAR)
             for k in close:
@@ -498,7 +498,7 @@ def vote_inputs(games: Any, rows: np.ndarray, observations: np.ndarray) -> np.nd
     view, byte for byte."""
     rows = np.asarray(rows, np.int64)
     facts = np.zeros((len(rows), FACT_SIZE), np.float32)
-    vote_facts_rows(games.tables, rows, facts)
+    vote_facts_rows(games.arrays, rows, facts)
     obs = np.asarray(observations, dtype=np.float32).reshape(len(rows), OBS_SIZE)
     return np.concatenate([obs, facts], axis=1)
 

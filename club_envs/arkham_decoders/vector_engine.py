@@ -45,7 +45,7 @@ from club_envs.arkham_decoders.rules import (
     card_name,
     role_table,
 )
-from club_envs.compiled import compiled
+from club_envs.compiled import compiled, compiled_view
 from club_envs.errors import IllegalActionError
 from club_envs.vector_rng import advance, seed_states
 
@@ -705,6 +705,8 @@ class VectorGames:
         self.num_players = config.num_players
         self.rules = rules_of(config)
         self.tables = allocate_tables(self.num_games)
+        # the same tables for compiled calls: ``tables`` stays the record view Python code reads
+        self.arrays = compiled_view(self.tables)
         self._mask = np.zeros((self.num_games, A.NUM_ACTIONS), dtype=np.bool_)
         self.reset(seed=seed)
 
@@ -718,18 +720,18 @@ class VectorGames:
             self.tables.rng[:] = [seed_states(int(s), 1)[0] for s in seed]
         else:
             self.tables.rng[:] = seed_states(seed, self.num_games)
-        reset_games(self.tables, self.rules, np.ones(self.num_games, np.bool_))
+        reset_games(self.arrays, self.rules, np.ones(self.num_games, np.bool_))
 
     def reset_games(self, mask: np.ndarray) -> None:
         """New games (dealt from each game's generator) where ``mask`` is set."""
-        reset_games(self.tables, self.rules, np.asarray(mask, dtype=np.bool_))
+        reset_games(self.arrays, self.rules, np.asarray(mask, dtype=np.bool_))
 
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as int64 if each game still playing can take its own; otherwise
         :class:`IllegalActionError` naming the (first) game at fault, its seat to move, its phase and
         its legal actions. Nothing moves either way: a caller checks all games before playing any."""
         actions = check_action_array(actions, self.num_games)
-        bad = first_illegal(self.tables, actions)
+        bad = first_illegal(self.arrays, actions)
         if bad >= 0:
             who = f"seat {self.tables.current[bad]}"
             raise IllegalActionError(describe_illegal(self.tables, self.legal_masks()[bad], bad, actions[bad], who))
@@ -738,13 +740,13 @@ class VectorGames:
     def step(self, actions: Any) -> None:
         """One action per game; :class:`IllegalActionError` (naming the game and its legal actions)
         leaves every game as it was."""
-        step_games(self.tables, self.rules, self.check_actions(actions))
+        step_games(self.arrays, self.rules, self.check_actions(actions))
 
     def legal_masks(self, out: np.ndarray | None = None) -> np.ndarray:
         """(N, NUM_ACTIONS) bool: the legal actions of every game's player to move."""
         if out is None:
             out = self._mask
-        legal_masks(self.tables, out)
+        legal_masks(self.arrays, out)
         return out
 
     @property
@@ -773,7 +775,7 @@ class VectorGames:
         totals = np.zeros(self.num_games, np.int64)
         scores = np.zeros((self.num_games, n), np.int64)
         roles = np.zeros((self.num_games, n), np.int8)
-        score_all(self.tables, self.rules, totals, scores, roles)
+        score_all(self.arrays, self.rules, totals, scores, roles)
         black_man = roles == ROLE_BLACK_MAN
         winners = np.where((totals >= 1)[:, None], ~black_man, black_man)
         return totals, scores, winners
@@ -783,7 +785,7 @@ class VectorGames:
         n = self.num_players
         roles = np.zeros((self.num_games, n), np.int8)
         totals, scores = np.zeros(self.num_games, np.int64), np.zeros((self.num_games, n), np.int64)
-        score_all(self.tables, self.rules, totals, scores, roles)
+        score_all(self.arrays, self.rules, totals, scores, roles)
         return roles
 
     # ----------------------------------------------------------------- replays on the reference

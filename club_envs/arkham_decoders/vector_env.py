@@ -180,9 +180,9 @@ class ArkhamDecodersVectorEnv(VectorEnv):
     def step(self, actions: Any):
         actions = self._check_actions(actions)
         games = self.games
-        play_given(games.tables, games.rules, self._everywhere, actions, self._log.actions, self._log.counts)
+        play_given(games.arrays, games.rules, self._everywhere, actions, self._log.actions, self._log.counts)
         self._drive(self._everywhere)
-        learner_rewards(games.tables, games.rules, self.seats, self.reward_mode, self._rewards)
+        learner_rewards(games.arrays, games.rules, self.seats, self.reward_mode, self._rewards)
         terminated = games.is_over.copy()
         truncated = np.zeros(self.num_envs, np.bool_)
         obs = self.observer.observe(games, self.seats, self._obs)
@@ -238,7 +238,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
         its first turn; dealt again while a game ends before that, at most ``MAX_DEALS`` times."""
         games, todo = self.games, which.copy()
         for _ in range(MAX_DEALS):
-            deal_games(games.tables, games.rules, todo, self._role_codes, self.seats, self._log.counts)
+            deal_games(games.arrays, games.rules, todo, self._role_codes, self.seats, self._log.counts)
             if self._agents:  # the reference bots of the last games leave with them
                 self._agents = {key: agent for key, agent in self._agents.items() if not todo[key[0]]}
             self._drive(todo)
@@ -275,13 +275,13 @@ class ArkhamDecodersVectorEnv(VectorEnv):
                 actions[agents] = self._ask_agents(agents, masks)
             for g in np.flatnonzero(waiting & self._unclear):
                 actions[g] = reference_choice(self.games, int(g), masks[g])
-            play_given(self.games.tables, self.games.rules, waiting, actions, self._log.actions, self._log.counts)
+            play_given(self.games.arrays, self.games.rules, waiting, actions, self._log.actions, self._log.counts)
             self._advance(waiting)
 
     def _advance(self, which: np.ndarray) -> None:
         games, lineups = self.games, self.lineups
         advance(
-            games.tables, games.rules, which, self.seats, lineups.by_role, lineups.kinds, self._states,
+            games.arrays, games.rules, which, self.seats, lineups.by_role, lineups.kinds, self._states,
             *self._scratch.arrays(), self._log.actions, self._log.counts, self._tally, self._waiting, self._unclear,
         )
 
@@ -329,7 +329,7 @@ class ArkhamDecodersVectorEnv(VectorEnv):
 
     def _check_actions(self, actions: Any) -> np.ndarray:
         actions = check_action_array(actions, self.num_envs)
-        bad = first_illegal(self.games.tables, actions)
+        bad = first_illegal(self.games.arrays, actions)
         if bad >= 0:
             who = f"the learner (seat {self.seats[bad]})"
             raise IllegalActionError(

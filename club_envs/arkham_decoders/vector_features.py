@@ -412,7 +412,7 @@ def heuristic_extras(games: Any, rows: np.ndarray, seats: np.ndarray, masks: np.
     out = np.zeros((count, HEURISTIC_SIZE), np.float32)
     p_true, by_book = np.zeros((count, NUM_BOOKS)), np.zeros((count, NUM_BOOKS))
     clear = np.zeros(count, np.bool_)
-    extras_rows(games.tables, games.rules, rows, seats, masks, out, p_true, by_book, clear,
+    extras_rows(games.arrays, games.rules, rows, seats, masks, out, p_true, by_book, clear,
                 (work or thread_work()).arrays)
     for k in range(count):
         out[k, TOTAL_SAN] = float(np.dot(p_true[k], by_book[k])) / TOTAL_SCALE

@@ -120,7 +120,7 @@ class ArkhamDecodersVectorGame(VectorGame):
 
     def _play(self, actions: np.ndarray, rewards: np.ndarray) -> None:
         self.games.check_actions(actions)
-        play_moves(self.games.tables, self.games.rules, actions, self._reward_code, rewards, self._log.actions,
+        play_moves(self.games.arrays, self.games.rules, actions, self._reward_code, rewards, self._log.actions,
                    self._log.counts)
 
     def _results(self, games: np.ndarray) -> dict[str, np.ndarray]:

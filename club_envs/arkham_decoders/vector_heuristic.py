@@ -401,7 +401,7 @@ def choose_rows(games, rows: np.ndarray, scratch: Scratch) -> tuple[np.ndarray, 
     handed to the reference bot."""
     rows = np.asarray(rows, np.int64)
     out = np.empty(len(rows), np.int64)
-    heuristic_actions(games.tables, games.rules, rows, out, *scratch.arrays())
+    heuristic_actions(games.arrays, games.rules, rows, out, *scratch.arrays())
     unclear = np.flatnonzero(out == UNCLEAR)
     for k in unclear:
         out[k] = reference_choice(games, int(rows[k]))

@@ -190,14 +190,14 @@ class VectorObserver:
         seats = np.asarray(seats, dtype=np.int64)
         if out is None:
             out = np.empty((games.num_games, SIZE), np.float32)
-        observe_all(games.tables, games.rules, seats, out)
+        observe_all(games.arrays, games.rules, seats, out)
         return out
 
     def observe_games(self, games, indices: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """(K, size) ``float32``: row ``k`` is seat ``seats[k]``'s observation of game ``indices[k]``."""
         indices = np.asarray(indices, dtype=np.int64)
         out = np.empty((indices.shape[0], SIZE), np.float32)
-        observe_rows(games.tables, games.rules, indices, np.asarray(seats, dtype=np.int64), out)
+        observe_rows(games.arrays, games.rules, indices, np.asarray(seats, dtype=np.int64), out)
         return out
 
 

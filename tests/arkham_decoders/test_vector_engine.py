@@ -213,3 +213,23 @@ def test_a_seed_gives_the_same_games_and_each_game_its_own_stream():
     a.reset_games(np.array([True, False, False, False]))
     assert a.setup(0) != b.setup(0)
     assert [a.setup(g) for g in (1, 2, 3)] == [b.setup(g) for g in (1, 2, 3)]
+
+
+def test_compiled_code_gets_the_same_tables_as_a_plain_array():
+    """``VectorGames.arrays`` is what compiled calls receive: a plain structured array (numba types
+    it in C; a recarray went through its Python-level typing on every call) over the very memory
+    of ``tables`` -- or, with the JIT disabled, the record view itself (attribute access in Python)."""
+    from numba import config as numba_config
+
+    games = VectorGames(Config(num_players=5), 6, seed=3)
+    if numba_config.DISABLE_JIT:
+        assert games.arrays is games.tables
+    else:
+        assert type(games.arrays) is np.ndarray and games.arrays.dtype == games.tables.dtype
+    assert np.shares_memory(games.arrays, games.tables)
+    rng = np.random.default_rng(0)
+    for _ in range(40):  # moves made through the plain array are what the record view reads
+        masks = games.legal_masks()
+        games.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]))  # 0: a finished game
+        assert np.array_equal(games.arrays["phase"], games.tables.phase)
+        assert np.array_equal(games.arrays["current"], games.current_player)

@@ -705,10 +705,15 @@ class VectorGames:
         self.num_players = config.num_players
         self.rules = rules_of(config)
         self.tables = allocate_tables(self.num_games)
-        # the same tables for compiled calls: ``tables`` stays the record view Python code reads
-        self.arrays = compiled_view(self.tables)
         self._mask = np.zeros((self.num_games, A.NUM_ACTIONS), dtype=np.bool_)
         self.reset(seed=seed)
+
+    @property
+    def arrays(self) -> np.ndarray:
+        """The tables as compiled calls take them (:func:`~club_envs.compiled.compiled_view`): the
+        same memory as :attr:`tables`, which stays the record view Python code reads; made on
+        each use (a fraction of a microsecond), so a copy of the games can never hold stale ones."""
+        return compiled_view(self.tables)
 
     def reset(self, seed: int | np.random.SeedSequence | Sequence[int] | None = None) -> None:
         """New games everywhere, each dealt from its own generator seeded from ``seed`` -- or, given

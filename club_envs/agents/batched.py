@@ -136,23 +136,19 @@ def ask_groups(calls: Sequence[tuple[Group, np.ndarray]], games: Any, observer: 
 def checked_answer(name: str, answer: Any, legal: np.ndarray, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """A batched policy's answer for the games ``rows`` (seats ``seats`` to move, legal actions
     ``legal``), as int64 -- or one :class:`~club_envs.errors.IllegalActionError` naming the policy
-    and, for an illegal action, the game, the seat and the legal actions. An int64 array of the
-    right shape is checked by one compiled pass (:func:`first_illegal`): the environments check
-    every answer of every round of moves, so the check must cost little beside the move."""
-    if type(answer) is np.ndarray and answer.dtype == np.int64 and answer.shape == (len(rows),):
-        if first_illegal(answer, legal) < 0:
-            return answer
+    and, for an illegal action, the game, the seat and the legal actions. The actions are checked by
+    one compiled pass (:func:`first_illegal`): the environments check every answer of every round
+    of moves, so the check must cost little beside the move."""
     answer = np.asarray(answer)
-    if answer.shape != (len(rows),) or not np.issubdtype(answer.dtype, np.integer):
+    if answer.shape != (len(rows),) or answer.dtype.kind not in "iu":  # whole numbers, signed or not
         raise IllegalActionError(f"opponent {name!r} must answer {len(rows)} whole numbers, one per game; got shape "
                                  f"{answer.shape}, dtype {answer.dtype}")
-    ok = (answer >= 0) & (answer < legal.shape[1])
-    ok[ok] = legal[np.flatnonzero(ok), answer[ok]]
-    if not ok.all():
-        i = int(np.flatnonzero(~ok)[0])
+    actions = answer.astype(np.int64, copy=False)
+    i = first_illegal(actions, legal)
+    if i >= 0:
         raise IllegalActionError(f"game {rows[i]}: opponent {name!r} at seat {seats[i]} chose illegal action "
                                  f"{answer[i]}; legal actions: {', '.join(map(str, np.flatnonzero(legal[i])))}")
-    return answer.astype(np.int64)
+    return actions
 
 
 @compiled

@@ -18,8 +18,10 @@ that follow the learner's. The games run on :mod:`club_envs.members_only.vector_
 * ``opponents`` (:mod:`club_envs.members_only.vector_lineup`): ``"random"`` (uniformly random legal
   moves, drawn per game), ``"heuristic"`` or ``"heuristic_bold"`` (the bots of
   :mod:`club_envs.members_only.bots`, the same decisions, played in compiled code by
-  :mod:`club_envs.members_only.vector_heuristic`), any other built-in bot by name (its reference
-  code, one per game and seat, on the seat's view: the same decisions at the bot's own speed), a
+  :mod:`club_envs.members_only.vector_heuristic`), any other built-in bot by name (one per game
+  and seat: ``heuristic_sampled``'s draws and choice compiled by
+  :mod:`club_envs.members_only.vector_sampled`, the others' reference code on the seat's view; the
+  same decisions either way), a
   batched policy (:class:`~club_envs.agents.batched.BatchedPolicy`: ``(observations (K, 510),
   masks (K, 101)) -> actions (K,)``, called once per round of moves for all games where it is to
   move), or a list of those, one per other seat clockwise from the learner.
@@ -72,6 +74,7 @@ from club_envs.members_only.vector_views import view_of
 from club_envs.members_only.vector_observer import VectorObserver
 from club_envs.members_only.vector_records import record_of
 from club_envs.members_only.vector_rng import draw, seed_states
+from club_envs.members_only.vector_sampled import SampledScratch, answer_compiled
 from club_envs.members_only.vector_turns import NOT_WAITING, advance, play_given
 
 
@@ -117,6 +120,7 @@ class MembersOnlyVectorEnv(VectorEnv):
         self.seats = np.zeros(self.num_envs, np.int64)
         self._states = seed_states(0, self.num_envs)
         self._scratch = Scratch()
+        self._sampled = SampledScratch()
         self._winners = np.zeros(n, np.bool_)
         self._rewards = np.zeros(self.num_envs, np.float64)
         # The opening moves score nothing: no heat is settled before the learner's first turn.
@@ -262,14 +266,21 @@ class MembersOnlyVectorEnv(VectorEnv):
     def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one
         kind together, as their ``act_batch`` allows)."""
-        agents, decisions = [], []
-        for g in rows.tolist():
-            seat = int(self.games.tables.current[g])
-            agents.append(self.lineups.agents[g, (seat - int(self.seats[g]) - 1) % self.num_players])
+        current = self.games.tables.current
+        agents = [self.lineups.agents[g, (int(current[g]) - int(self.seats[g]) - 1) % self.num_players]
+                  for g in rows.tolist()]
+        out = np.zeros(len(rows), np.int64)
+        fast, chosen = answer_compiled(self.games, rows, agents, self._sampled)  # heuristic_sampled, compiled
+        out[fast] = chosen
+        decisions = []
+        for g in rows[~fast].tolist():
+            seat = int(current[g])
             decisions.append(Decision.from_mask(seat, view_of(self.games, g, seat), masks[g].copy(),
                                                 lambda g=g, seat=seat: self.observer.observe_games(
                                                     self.games, np.array([g]), np.array([seat]))[0]))
-        return np.array(act_grouped(agents, decisions), np.int64)
+        if decisions:
+            out[~fast] = act_grouped([a for a, f in zip(agents, fast) if not f], decisions)
+        return out
 
     def _reset_agents(self, which: np.ndarray) -> None:
         """The reference bots of the games ``which`` start their games (seat, seed from the game's generator)."""

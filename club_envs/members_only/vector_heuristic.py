@@ -200,6 +200,22 @@ def space_probabilities(counts: np.ndarray, out: np.ndarray) -> None:
 
 
 @compiled
+def chip_stakes(t: Tables, r: Rules, g: int, seat: int, i: int, chip_cost: np.ndarray,
+                rival_weight: float) -> tuple[int, int, float, float]:
+    """The ``i``-th chip placed on game ``g``'s board: its category, its space, and what it is
+    worth to ``seat`` if correct and if wrong (``bots._board_chips``: its own chips fully, rivals'
+    by -rival_weight; a correct chip moves its owner's track, a wrong one costs its chip)."""
+    spot = t.bet_spots[g, i]
+    owner, kind = t.board_owner[g, spot], t.board_chip[g, spot]
+    c, space = spot // NUM_SPACES, spot % NUM_SPACES
+    track = float(t.tracks[g, owner, c])
+    points = r.rewards[space] * chip_multiplier(kind, t.board_risk[g, spot])
+    gain = track_value(min(float(TRACK_MAX), track + points)) - track_value(track)
+    weight = 1.0 if owner == seat else -rival_weight
+    return c, space, weight * gain, -weight * chip_cost[kind]
+
+
+@compiled
 def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, rival_weight: float,
                 counts: np.ndarray, worth: np.ndarray) -> None:
     """``HeuristicAgent.card_values`` for every card type: the expected worth to ``seat`` of every
@@ -208,14 +224,7 @@ def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, r
     category's with one normal / one NO! card of it fewer shown."""
     worth[:] = 0.0
     for i in range(t.bet_count[g]):
-        spot = t.bet_spots[g, i]
-        owner, kind = t.board_owner[g, spot], t.board_chip[g, spot]
-        c, space = spot // NUM_SPACES, spot % NUM_SPACES
-        track = float(t.tracks[g, owner, c])
-        points = r.rewards[space] * chip_multiplier(kind, t.board_risk[g, spot])
-        gain = track_value(min(float(TRACK_MAX), track + points)) - track_value(track)
-        weight = 1.0 if owner == seat else -rival_weight
-        win, lose = weight * gain, -weight * chip_cost[kind]
+        c, space, win, lose = chip_stakes(t, r, g, seat, i, chip_cost, rival_weight)
         p_same = p_correct(counts[0, c], space)
         same = p_same * win + (1.0 - p_same) * lose
         for card in range(NUM_CARD_TYPES):

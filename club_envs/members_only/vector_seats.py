@@ -11,11 +11,12 @@ and answers the bots' moves of a round:
   (:mod:`club_envs.members_only.vector_bots`), or the exact heuristic
   (:mod:`club_envs.members_only.vector_heuristic`), whose rare near-ties the reference bot settles;
 * every other built-in bot (:mod:`club_envs.members_only.roster`: the style families,
-  ``heuristic_sampled``) by its reference code: one instance per game and seat, started with the
-  seat's seed (``reset(seat, seed)``, as at a one-game table), asked on the seat's view rebuilt from
-  the arrays (:func:`~club_envs.members_only.vector_views.view_of`) -- bots of one ``batch_key``
-  together through their ``act_batch``. They decide as they would at a one-game table, at their
-  own speed.
+  ``heuristic_sampled``) as one instance per game and seat, started with the seat's seed
+  (``reset(seat, seed)``, as at a one-game table): ``heuristic_sampled`` drawing from its own
+  generator in compiled code (:mod:`club_envs.members_only.vector_sampled`), the others by their
+  reference code, asked on the seat's view rebuilt from the arrays
+  (:func:`~club_envs.members_only.vector_views.view_of`) -- bots of one ``batch_key`` together
+  through their ``act_batch``. They decide as they would at a one-game table.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from club_envs.members_only.vector_engine import Rules, Tables, VectorGames
 from club_envs.members_only.vector_heuristic import UNCLEAR, Scratch, heuristic_action, reference_choice
 from club_envs.members_only.vector_lineup import AGENT, HEURISTIC, NAMED, RANDOM
 from club_envs.members_only.vector_rng import seed_states
+from club_envs.members_only.vector_sampled import SampledScratch, answer_compiled
 from club_envs.members_only.vector_views import view_of
 
 LEARNER = -1  # a seat's kind: the learner's (the trainer answers it)
@@ -92,6 +94,7 @@ class TableSeats:
                                      f"{', '.join(AGENT_NAMES)} (compiled: {', '.join(NAMED)})")
         self.states = seed_states(seed, count)
         self.scratch = Scratch()
+        self.sampled = SampledScratch()
         self.unclear = 0  # the compiled heuristic's near-ties, settled by the reference bot
 
     def learner(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
@@ -127,13 +130,18 @@ class TableSeats:
                        masks: np.ndarray) -> np.ndarray:
         """The reference-code bots' moves, each asked on its seat's view (bots of one kind together,
         as their ``act_batch`` allows)."""
-        agents, decisions = [], []
-        for k, (g, seat) in enumerate(zip(rows.tolist(), seats.tolist())):
-            agents.append(self.agents[g, seat])
-            mask = masks[k].copy()
+        agents = [self.agents[g, seat] for g, seat in zip(rows.tolist(), seats.tolist())]
+        out = np.zeros(len(rows), np.int64)
+        fast, chosen = answer_compiled(self.games, rows, agents, self.sampled)  # heuristic_sampled, compiled
+        out[fast] = chosen
+        decisions = []
+        for k in np.flatnonzero(~fast).tolist():
+            g, seat, mask = int(rows[k]), int(seats[k]), masks[k].copy()
             decisions.append(Decision(seat, view_of(self.games, g, seat), np.flatnonzero(mask).tolist(),
                                       lambda o=observations[k]: o, lambda m=mask: m))
-        return np.array(act_grouped(agents, decisions), np.int64)
+        if decisions:
+            out[~fast] = act_grouped([a for a, f in zip(agents, fast) if not f], decisions)
+        return out
 
     def _reference_bot(self, g: int, seat: int) -> HeuristicAgent:
         """The reference heuristic bot of game ``g``'s ``seat``: it settles the compiled code's near-ties."""

@@ -36,6 +36,9 @@ NAMED = {
     "heuristic": (HEURISTIC, (0.5, 1.0), 0.3),
     "heuristic_bold": (HEURISTIC, (0.25, 0.5), 0.0),
 }
+# every bot the vector environments play in compiled code: NAMED inside the engine's loop, the sampled
+# heuristic beside it (club_envs.members_only.vector_sampled)
+COMPILED_NAMES = (*NAMED, "heuristic_sampled")
 
 
 def batched_name(item: Any) -> str | None:
@@ -88,7 +91,7 @@ class Lineup:
             else:
                 raise ConfigError(
                     f"opponent {item!r} is not available in the vector environment; expected a bot "
-                    f"({', '.join(AGENT_NAMES)}; compiled: {', '.join(NAMED)}) or a batched policy "
+                    f"({', '.join(AGENT_NAMES)}; compiled: {', '.join(COMPILED_NAMES)}) or a batched policy "
                     "(observations, action_masks) -> actions, or a list of those per other seat "
                     "(other opponents: vectorization_mode='sync')"
                 )

@@ -126,7 +126,7 @@ def test_heuristic_opponents_by_name_and_the_errors_for_those_the_vector_environ
     envs = make(4, num_players=4, opponents="heuristic")
     assert (envs.lineups.names == "heuristic").all() and envs.lineups.names.shape == (4, 3)
     with pytest.raises(ConfigError, match="'alphazero' is not available.*heuristic_sampled.*compiled: random, "
-                                          "heuristic, heuristic_bold.*batched policy.*sync"):
+                                          "heuristic, heuristic_bold, heuristic_sampled\\).*batched policy.*sync"):
         make(2, opponents="alphazero")
     with pytest.raises(ConfigError, match="lists 1 opponents; 4 players need 3"):
         make(2, num_players=4, opponents=["heuristic"])

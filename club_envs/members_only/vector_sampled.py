@@ -97,6 +97,8 @@ def draw_final_cards(next_uint32, state: int, unseen: np.ndarray, to_come: int, 
             choices[total] = card
             total += 1
     drawn = to_come
+    if drawn > total:  # numpy refuses it too: the position is not a legal one
+        raise ValueError("more cards still to be shown than cards unseen")
     if total > 0 and drawn > 0:
         more_than_half = drawn > total // 2
         if more_than_half:

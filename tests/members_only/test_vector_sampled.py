@@ -78,6 +78,13 @@ def test_every_decision_is_the_bots_act_and_moves_its_generator_alike(num_player
     assert [a._rng.random() for a in fast] == [a._rng.random() for a in slow]
 
 
+def test_more_cards_to_come_than_unseen_is_refused_as_numpy_refuses_it():
+    bits = np.random.default_rng(0).bit_generator
+    with pytest.raises(ValueError, match="more cards still to be shown than cards unseen"):
+        vector_sampled.draw_final_cards(bits.ctypes.next_uint32, bits.ctypes.state_address, np.ones(10, np.int64), 11,
+                                        np.zeros(10, np.int64), np.zeros(65, np.int64), np.zeros((5, 10), np.int64))
+
+
 def test_only_plain_sampled_bots_with_pcg64_generators_are_compiled():
     assert vector_sampled.compiles(make_agent("heuristic_sampled", seed=1))
     assert not vector_sampled.compiles(make_agent("heuristic"))  # exact: vector_heuristic plays it

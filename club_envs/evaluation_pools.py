@@ -91,13 +91,16 @@ def pool(name: str, game: Any) -> list[PoolMember]:
 
 @dataclass(frozen=True)
 class PoolRow:
-    """The evaluated agent's result against one member, on one side (``None``: a game without sides)."""
+    """The evaluated agent's result against one member, on one side (``None``: a game without sides);
+    with a baseline, the baseline's result in the same seats on the same deals."""
 
     opponent: str
     side: str | None
     games: int
     wins: float
     engine: str = "reference"  # where the series was played: "vector" (the batched engine) or "reference"
+    baseline: str | None = None  # the agent whose result in the same seats is the bar (e.g. heuristic)
+    baseline_wins: float | None = None
 
     @property
     def win_share(self) -> float:
@@ -107,10 +110,18 @@ class PoolRow:
     def interval(self) -> tuple[float, float]:
         return wilson_interval(self.wins, self.games)
 
+    @property
+    def baseline_share(self) -> float | None:
+        return None if self.baseline_wins is None else self.baseline_wins / self.games
+
     def as_json(self) -> dict[str, Any]:
         lo, hi = self.interval
-        return {"opponent": self.opponent, "side": self.side, "games": self.games, "win_share": self.win_share,
-                "win_share_95ci": [lo, hi], "engine": self.engine}
+        out = {"opponent": self.opponent, "side": self.side, "games": self.games, "win_share": self.win_share,
+               "win_share_95ci": [lo, hi], "engine": self.engine}
+        if self.baseline is not None:
+            out |= {"baseline": self.baseline, "baseline_win_share": self.baseline_share,
+                    "gain": self.win_share - self.baseline_share}
+        return out
 
 
 def _plays(roles_of: tuple[str, ...] | None, wanted: tuple[str, ...]) -> bool:
@@ -118,54 +129,74 @@ def _plays(roles_of: tuple[str, ...] | None, wanted: tuple[str, ...]) -> bool:
 
 
 def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember], games: int,
-                  seed: int, batched: bool = True) -> list[PoolRow]:
+                  seed: int, batched: bool = True, baseline: str | None = None) -> list[PoolRow]:
     """``agent`` against every member of a pool, ``games`` games each on the seed series ``seed``.
     With ``batched`` a series the batched engine can play -- ``agent`` a policy or a stateless
     agent, the member a bot it seats or one of those; in a game with sides, a policy on one side of
     the line-up -- plays there (:mod:`club_envs.vector_evaluation`: all games at once; the same seed,
     the same deals for every agent measured, though not the reference engine's deals). A search
-    member, or a line-up the batched engine cannot play, is played one game after another."""
+    member, or a line-up the batched engine cannot play, is played one game after another.
+
+    ``baseline`` (e.g. ``"heuristic"``, the held-out pool's bar): each row also plays it in the
+    agent's seats against the same member, on the same deals -- both series on the batched engine
+    when it plays both, else both on the reference engine."""
     spec = spec_of(game)
     loaded = load(agent, game=game, config=config)
     agent_roles = getattr(loaded, "by_role", None)
     agent_roles = tuple(agent_roles) if agent_roles is not None else None
+    bar = load(baseline, game=game, config=config) if baseline is not None else None
     rows = []
     for member in members:
-        if not spec.roles:
-            if member.name == agent:  # its seats could not be told apart in the tally
-                continue
-            opponent = seated_for(game, config, member.name, seed) if batched else None
-            opponent = None if isinstance(opponent, dict) else opponent  # every other seat: one opponent
-            learner = vector_opponent(spec.name, loaded, seed) if opponent is not None else None
-            if learner is not None and not isinstance(learner, (str, dict)):
-                finished = play_games(spec.name, config.num_players, learner, opponent, games, seed)
-                rows.append(PoolRow(member.name, None, len(finished), sum(f.shares[f.seat] for f in finished), "vector"))
-                continue
-            lineup = [agent] + [member.name] * (config.num_players - 1)
-            result = play_series(game, config, seat_agents=lineup, games=games, seed=seed)
-            tally = result.by_agent[agent]
-            rows.append(PoolRow(member.name, None, tally.seats, tally.wins))
+        if member.name in (agent, baseline):  # their seats could not be told apart in the tally
             continue
-        for side in spec.sides:
-            others = tuple(r for r in spec.roles if r not in side.roles)
-            if member.name == agent or not _plays(agent_roles, side.roles) or not _plays(member.roles, others):
+        sides = [None] if not spec.roles else [
+            side for side in spec.sides
+            if _plays(agent_roles, side.roles) and _plays(member.roles, tuple(r for r in spec.roles if r not in side.roles))]
+        for side in sides:
+            games_played, wins, engine = _series(game, config, spec, agent, loaded, member, side, games, seed, batched)
+            if bar is None:
+                rows.append(PoolRow(member.name, side and side.name, games_played, wins, engine))
                 continue
-            roles = {r: agent for r in side.roles} | {r: member.name for r in others}
-            seated = seated_by_role(game, config, roles, seed)[0] if batched else None
-            result = role_series(spec.name, config.num_players, roles, seated, games, seed) if seated is not None \
-                else play_series(game, config, role_agents=roles, games=games, seed=seed)
-            # a side's seats share each game's result: one game counts once
-            tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
-            wins = sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games
-            rows.append(PoolRow(member.name, side.name, games, wins, "reference" if seated is None else "vector"))
+            _, bar_wins, bar_engine = _series(game, config, spec, baseline, bar, member, side, games, seed, batched)
+            if bar_engine != engine:  # other deals: both on the reference engine
+                games_played, wins, engine = _series(game, config, spec, agent, loaded, member, side, games, seed, False)
+                _, bar_wins, bar_engine = _series(game, config, spec, baseline, bar, member, side, games, seed, False)
+            rows.append(PoolRow(member.name, side and side.name, games_played, wins, engine, baseline, bar_wins))
     return rows
 
 
+def _series(game: Any, config: Any, spec: Any, agent: str, loaded: Any, member: PoolMember, side: Any, games: int,
+            seed: int, batched: bool) -> tuple[int, float, str]:
+    """``agent`` (``loaded``) against ``member`` -- in one seat against the member in every other,
+    or on ``side`` against the member on the other side: ``(games, the agent's wins, engine)``."""
+    if side is None:
+        opponent = seated_for(game, config, member.name, seed) if batched else None
+        opponent = None if isinstance(opponent, dict) else opponent  # every other seat: one opponent
+        learner = vector_opponent(spec.name, loaded, seed) if opponent is not None else None
+        if learner is not None and not isinstance(learner, (str, dict)):
+            finished = play_games(spec.name, config.num_players, learner, opponent, games, seed)
+            return len(finished), sum(f.shares[f.seat] for f in finished), "vector"
+        lineup = [agent] + [member.name] * (config.num_players - 1)
+        tally = play_series(game, config, seat_agents=lineup, games=games, seed=seed).by_agent[agent]
+        return tally.seats, tally.wins, "reference"
+    roles = {r: agent for r in side.roles} | {r: member.name for r in spec.roles if r not in side.roles}
+    seated = seated_by_role(game, config, roles, seed)[0] if batched else None
+    result = role_series(spec.name, config.num_players, roles, seated, games, seed) if seated is not None \
+        else play_series(game, config, role_agents=roles, games=games, seed=seed)
+    # a side's seats share each game's result: one game counts once
+    tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
+    return games, sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games, \
+        "reference" if seated is None else "vector"
+
+
 def format_rows(agent: str, rows: list[PoolRow]) -> str:
-    lines = [f"{agent} against the pool",
-             f"{'opponent':<28} {'side':<10} {'games':>6} {'win share':>10} {'95% interval':>16}  engine"]
+    bar = next((row.baseline for row in rows if row.baseline is not None), None)
+    extra = f" {bar[:10]:>10} {'gain':>7}" if bar else ""
+    lines = [f"{agent} against the pool" + (f" ({bar} in the same seats on the same deals)" if bar else ""),
+             f"{'opponent':<28} {'side':<10} {'games':>6} {'win share':>10} {'95% interval':>16}{extra}  engine"]
     for row in rows:
         lo, hi = row.interval
+        extra = f" {row.baseline_share:>10.3f} {row.win_share - row.baseline_share:>+7.3f}" if bar else ""
         lines.append(f"{row.opponent:<28} {row.side or 'all':<10} {row.games:>6} {row.win_share:>10.3f} "
-                     f"{f'[{lo:.3f}, {hi:.3f}]':>16}  {row.engine}")
+                     f"{f'[{lo:.3f}, {hi:.3f}]':>16}{extra}  {row.engine}")
     return "\n".join(lines)

@@ -8,7 +8,8 @@ import pytest
 
 from club_envs.agents.registry import SHIPPED, shipped_names
 from club_envs.cli import main
-from club_envs.evaluation_pools import PoolMember, evaluate_pool, holdout_names_in, holdout_pool, is_holdout, pool
+from club_envs.evaluation_pools import (PoolMember, evaluate_pool, format_rows, holdout_names_in, holdout_pool, is_holdout,
+                                       pool)
 from club_envs.games import load_game
 from club_envs.training.config import ConfigFileError, bots_table, from_mapping
 from club_envs.training.settings import ArkhamBeliefConfig, BeliefConfig
@@ -133,3 +134,41 @@ def test_cli_evaluate_pool_writes_a_row_per_opponent(tmp_path, capsys, monkeypat
     assert main(["evaluate", "members_only", "--players", "3", "--agents", "heuristic,random,random",
                  "--pool", "holdout"]) == 2
     assert "--agents must name one agent" in capsys.readouterr().err
+
+
+def test_a_baseline_plays_the_same_seats_on_the_same_deals():
+    """With a baseline every row also holds the baseline's result in the agent's seats against the
+    same member on the same deals: a line-up the batched engine plays for the agent but not for the
+    baseline (a bot alone) moves both to the reference engine, where the figures are those of each
+    agent's own reference series."""
+    game = load_game("arkham_decoders")
+    config = game.Config(num_players=5)
+    members = [PoolMember("holdout_greedy"), PoolMember("heuristic")]
+    rows = evaluate_pool(game, config, "arkham_neural", members, games=8, seed=4, baseline="heuristic")
+    alone = evaluate_pool(game, config, "arkham_neural", members[:1], games=8, seed=4, batched=False)
+    bar = evaluate_pool(game, config, "heuristic", members[:1], games=8, seed=4, batched=False)
+    assert [(r.opponent, r.side, r.engine, r.baseline) for r in rows] == [
+        ("holdout_greedy", "team", "reference", "heuristic"), ("holdout_greedy", "black_man", "reference", "heuristic")]
+    assert [r.wins for r in rows] == [r.wins for r in alone]
+    assert [r.baseline_wins for r in rows] == [r.wins for r in bar]
+    row = rows[0].as_json()
+    assert row["gain"] == pytest.approx(row["win_share"] - row["baseline_win_share"])
+    assert "heuristic in the same seats on the same deals" in format_rows("arkham_neural", rows)
+
+
+def test_cli_evaluate_pool_with_a_baseline(tmp_path, capsys, monkeypatch):
+    import club_envs.cli.evaluate as cli_evaluate
+
+    monkeypatch.setattr(cli_evaluate, "pool", lambda name, game: [PoolMember("holdout_margin")])
+    out = tmp_path / "pool.json"
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "random", "--pool", "holdout",
+                 "--baseline", "heuristic", "--games", "4", "--json", str(out)]) == 0
+    assert "gain" in capsys.readouterr().out
+    summary = json.loads(out.read_text())
+    assert summary["baseline"] == "heuristic" and summary["rows"][0]["baseline"] == "heuristic"
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "random", "--pool", "holdout",
+                 "--baseline", "nobody", "--games", "4"]) == 2
+    assert "nobody" in capsys.readouterr().err
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "random,random,heuristic",
+                 "--baseline", "heuristic", "--games", "4"]) == 2
+    assert "--baseline goes with --pool" in capsys.readouterr().err

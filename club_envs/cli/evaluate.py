@@ -35,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--pool", choices=POOL_NAMES, default=None,
                    help="play the one agent of --agents against every opponent of this pool (holdout: the held-out "
                         "pool no training run sees), --games games each")
+    p.add_argument("--baseline", default=None,
+                   help="with --pool: also play this agent (e.g. heuristic, the held-out pool's bar) in the agent's "
+                        "seats on the same deals, and print its win share and the agent's gain over it")
     p.add_argument("--engine", choices=("auto", "vector", "reference"), default="auto",
                    help="auto (default): the batched engine when the line-up is one agent against one bot it plays "
                         "(all games at once; no --records, one process), else game by game on the reference engine")
@@ -60,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     config = game.Config(num_players=args.players)
     if args.pool is not None:
         return _run_pool(args, game, config)
+    if args.baseline is not None:
+        raise ValueError("--baseline goes with --pool (the agent and the baseline each against every member)")
     lineup = Lineup.parse(args.agents, game, args.players)
     for name in lineup.names():  # an unknown or unreadable agent fails before the first game
         roles = [r for r, n in lineup.per_role.items() if n == name] if lineup.per_role else game.ROLES
@@ -148,14 +153,16 @@ def _run_pool(args: argparse.Namespace, game, config) -> int:
         raise ValueError(f"--pool plays one agent against the pool; --agents must name one agent, got {args.agents!r}")
     if args.workers != 1 or args.records is not None:
         raise ValueError("--pool plays in one process and keeps no records; drop --workers and --records")
-    load_agent(args.agents, game=game, config=config)  # an unknown agent fails before the first game
+    for name in (args.agents, args.baseline):  # an unknown agent fails before the first game
+        if name is not None:
+            load_agent(name, game=game, config=config)
     rows = evaluate_pool(game, config, args.agents, pool(args.pool, game), games=args.games, seed=args.seed,
-                         batched=args.engine != "reference")
+                         batched=args.engine != "reference", baseline=args.baseline)
     print(format_rows(args.agents, rows))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         summary = {"game": game.RECORD_NAME, "players": args.players, "agent": args.agents, "pool": args.pool,
-                   "seed": args.seed, "rows": [r.as_json() for r in rows]}
+                   "seed": args.seed, "baseline": args.baseline, "rows": [r.as_json() for r in rows]}
         args.json.write_text(json.dumps(summary, indent=2))
         print(f"summary written to {args.json}")
     return 0

@@ -264,8 +264,9 @@ class MembersOnlyVectorEnv(VectorEnv):
         )
 
     def _ask_agents(self, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The reference bots' moves in games ``rows``, each asked on its seat's view (bots of one
-        kind together, as their ``act_batch`` allows)."""
+        """The built-in bots' moves in games ``rows``: the sampled heuristic's in compiled code, the
+        others each asked on its seat's view (bots of one kind together, as their ``act_batch``
+        allows)."""
         current = self.games.tables.current
         agents = [self.lineups.agents[g, (int(current[g]) - int(self.seats[g]) - 1) % self.num_players]
                   for g in rows.tolist()]

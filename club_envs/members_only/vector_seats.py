@@ -128,8 +128,8 @@ class TableSeats:
 
     def _agent_actions(self, rows: np.ndarray, seats: np.ndarray, observations: np.ndarray,
                        masks: np.ndarray) -> np.ndarray:
-        """The reference-code bots' moves, each asked on its seat's view (bots of one kind together,
-        as their ``act_batch`` allows)."""
+        """The per-seat bots' moves: the sampled heuristic's in compiled code, the others each asked
+        on its seat's view (bots of one kind together, as their ``act_batch`` allows)."""
         agents = [self.agents[g, seat] for g, seat in zip(rows.tolist(), seats.tolist())]
         out = np.zeros(len(rows), np.int64)
         fast, chosen = answer_compiled(self.games, rows, agents, self.sampled)  # heuristic_sampled, compiled

@@ -92,6 +92,9 @@ CONFIG_MEANINGS: dict[str, str] = {
     "pretrain.critic_steps": "after the warm start, environment steps in which PPO trains the critic alone "
     "(the actor frozen) on the imitated policy's own returns, so the first updates do not undo the imitation; "
     "0: off (the imitation fit then also fits the critic to the bot games' outcomes)",
+    "pretrain.from_policy": "side -> a shipped network agent or a policy file the side's learner starts as (its actor "
+    "copied; the config's network must match it; `critic_steps` fits the critic first; the other sides imitate "
+    "when `pretrain.games` > 0); empty: none",
     "evaluation.every": "steps between evaluations, at every configured player count; the best is exported to `best/`",
     "evaluation.games": "games per evaluation and opponent (0: no evaluation)",
     "evaluation.opponents": "bots the learner is evaluated against",

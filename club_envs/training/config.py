@@ -97,7 +97,8 @@ DEFAULTS: dict[str, Any] = {
         "bot_share": 0.3,
         "phase_steps": 50_000,
     },
-    "pretrain": {"games": 0, "imitate": "heuristic", "epochs": 5, "learning_rate": 1.0e-3, "critic_steps": 0},
+    "pretrain": {"games": 0, "imitate": "heuristic", "epochs": 5, "learning_rate": 1.0e-3, "critic_steps": 0,
+                 "from_policy": {}},
     "evaluation": {"every": 50_000, "games": 200, "opponents": ["heuristic"], "greedy": True},
     "checkpoint": {"every": 50_000},
     "budget": {"total_steps": 1_000_000},
@@ -226,6 +227,9 @@ def selfplay_schema() -> dict[str, Any]:
                         "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
                         "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                         "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+                        # side -> a shipped agent or a policy file the side's learner starts as
+                        "from_policy": {"type": "object",
+                                        "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 1000}},
                     }
                 ),
                 "evaluation": section(
@@ -587,6 +591,18 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
         raise ConfigFileError(f"{source}: pretrain.critic_steps: 0 leaves a privileged critic unfitted after imitation "
                               "(the bots' games carry no hidden state for it; the warm-up on the training games does); "
                               "allowed values with algorithm.critic: privileged and pretrain.games > 0: 1 or more")
+    start, sides = config["pretrain"]["from_policy"], sides_table()[config["game"]["name"]]
+    for side in start:
+        if side not in sides:
+            raise ConfigFileError(f"{source}: pretrain.from_policy: {side!r} is not a side of {config['game']['name']}; "
+                                  f"allowed values: {', '.join(sides)}")
+    if config["pretrain"]["games"] > 0 and set(start) == set(sides):
+        raise ConfigFileError(f"{source}: pretrain.games: {config['pretrain']['games']} imitates for the sides not in "
+                              "pretrain.from_policy, and every side starts from a policy; allowed values: 0")
+    if start and algo["critic"] == "privileged" and config["pretrain"]["critic_steps"] == 0:
+        raise ConfigFileError(f"{source}: pretrain.critic_steps: 0 leaves a privileged critic unfitted (a policy file "
+                              "holds the actor only); allowed values with algorithm.critic: privileged and "
+                              "pretrain.from_policy: 1 or more")
     if envs["workers"] > envs["n_envs"]:
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} is more than envs.n_envs "
                               f"({envs['n_envs']}); allowed values: 1..{envs['n_envs']}")
@@ -672,7 +688,7 @@ def _selfplay_sections(resolved: dict[str, Any]) -> dict[str, Any]:
         "network": NetworkSettings(tuple(network["hidden"]), network["activation"], network["features"]),
         "envs": EnvSettings(**resolved["envs"]),
         "selfplay": SelfPlaySettings(**{**sp, "bots": tuple(sp["bots"])}),
-        "pretrain": PretrainSettings(**resolved["pretrain"]),
+        "pretrain": PretrainSettings(**{**resolved["pretrain"], "from_policy": dict(resolved["pretrain"]["from_policy"])}),
         "evaluation": EvaluationSettings(**{**ev, "opponents": tuple(ev["opponents"])}),
         "checkpoint_every": resolved["checkpoint"]["every"],
         "total_steps": resolved["budget"]["total_steps"],

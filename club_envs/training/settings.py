@@ -90,13 +90,15 @@ class SelfPlaySettings:
 
 @dataclass(frozen=True)
 class PretrainSettings:
-    """The ``pretrain`` section: the warm start by imitating a bot (``games: 0``: none)."""
+    """The ``pretrain`` section: the warm start by imitating a bot (``games: 0``: none), or from a
+    trained policy per side (``from_policy``: :mod:`club_envs.training.start_policy`)."""
 
     games: int
     imitate: str
     epochs: int
     learning_rate: float
     critic_steps: int
+    from_policy: dict[str, str] = field(default_factory=dict)  # side -> shipped agent or policy file
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from club_envs.training import config as configs
 from club_envs.training.run_folder import CONFIG_FILE, existing_folder, read_state, save_state
 from club_envs.training.selfplay import FeatureObservation, PrivilegedObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
+from club_envs.training.start_policy import check_fits, copy_actor, policy_file
 from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.vector_selfplay import pooled_env
 from club_envs.training.worker_vec import WorkerVecEnv
@@ -141,10 +142,13 @@ def copy_snapshots(source: SnapshotPool, pool: SnapshotPool) -> None:
 
 
 def check_before_run(settings: SelfPlayConfig, resuming: bool) -> None:
-    """Rule options (the game's own validation) and ``envs.engine: vector``'s reach, before a run folder exists."""
+    """Rule options (the game's own validation), ``envs.engine: vector``'s reach and the policies of
+    ``pretrain.from_policy`` (there, readable, of the config's network), before a run folder exists."""
     games.check_options(settings.game)
     if not resuming:
         engines.resolve(settings, {})
+        for side, name in settings.pretrain.from_policy.items():  # there, readable, of this network
+            check_fits(policy_file(settings.game.name, side, name), settings.game.name, side, settings.network)
 
 
 def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
@@ -220,8 +224,13 @@ def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path, poo
             print(f"checkpoint {ckpt} cannot be loaded ({exc}); trying an older one", file=sys.stderr)
     if model is None:
         model = ppo.new_learner(venv, settings.algorithm, settings.network, side_seed)
+        start = settings.pretrain.from_policy.get(side)
+        if start is not None and not pool.snapshots():  # a new run: the actor starts as the policy
+            copy_actor(model, policy_file(settings.game.name, side, start), f"the {side} learner")
+            (report.say if report is not None else stderr_log)(f"{side}: the learner starts as the policy {start}")
     model.set_logger(configure(str(run_dir / "logs" / side), ["csv", "tensorboard"]))
-    if model.num_timesteps == 0 and settings.pretrain.games > 0 and not pool.snapshots():
+    if model.num_timesteps == 0 and settings.pretrain.games > 0 and not pool.snapshots() \
+            and side not in settings.pretrain.from_policy:  # the sides not started from a policy imitate
         figures = imitate(model, settings.game, side, settings.pretrain, settings.network.features, settings.seed + k,
                           log=stderr_log if report is None or report.lines else (lambda _: None), report=report)
         for key, value in figures.items():
@@ -268,7 +277,7 @@ class SelfPlayLoop:
     def run(self) -> None:
         pre = self.settings.pretrain
         for s in self.sides:
-            if pre.games > 0 and pre.critic_steps > 0 and self.steps[s] == 0:
+            if (pre.games > 0 or s in pre.from_policy) and pre.critic_steps > 0 and self.steps[s] == 0:
                 warm_up_critic(self.models[s], pre.critic_steps, callback=self.callbacks[s], log=stderr_log)
                 self.steps[s] = int(self.models[s].num_timesteps)
         stop = lambda *_: self.live.__setitem__("_stop", True)  # noqa: E731

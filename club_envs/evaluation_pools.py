@@ -153,13 +153,16 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             side for side in spec.sides
             if _plays(agent_roles, side.roles) and _plays(member.roles, tuple(r for r in spec.roles if r not in side.roles))]
         for side in sides:
-            games_played, wins, engine = _series(game, config, spec, agent, loaded, member, side, games, seed, batched)
             if bar is None:
-                rows.append(PoolRow(member.name, side and side.name, games_played, wins, engine))
+                rows.append(PoolRow(member.name, side and side.name,
+                                    *_series(game, config, spec, agent, loaded, member, side, games, seed, batched)))
                 continue
+            # the baseline first (a bot's line-up mostly plays on the reference engine): the agent's
+            # series then goes to the batched engine only if the baseline's did, for the same deals
             _, bar_wins, bar_engine = _series(game, config, spec, baseline, bar, member, side, games, seed, batched)
-            if bar_engine != engine:  # other deals: both on the reference engine
-                games_played, wins, engine = _series(game, config, spec, agent, loaded, member, side, games, seed, False)
+            games_played, wins, engine = _series(game, config, spec, agent, loaded, member, side, games, seed,
+                                                 batched and bar_engine == "vector")
+            if engine != bar_engine:  # the batched engine played the baseline but not the agent
                 _, bar_wins, bar_engine = _series(game, config, spec, baseline, bar, member, side, games, seed, False)
             rows.append(PoolRow(member.name, side and side.name, games_played, wins, engine, baseline, bar_wins))
     return rows

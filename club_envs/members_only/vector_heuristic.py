@@ -147,11 +147,17 @@ def count_distribution(offsets: np.ndarray, c: int, base: int, out: np.ndarray) 
 
 
 @compiled
+def space_correct(count: int, space: int) -> bool:
+    """Is a chip on ``space`` correct when its category's final count is ``count``?"""
+    return (count <= _THRESHOLD[space]) if _AT_MOST[space] else (count >= _THRESHOLD[space])
+
+
+@compiled
 def p_correct(counts: np.ndarray, space: int) -> float:
     """P(a chip on ``space`` is correct) from one category's count distribution."""
     p = 0.0
     for k in range(NUM_COUNTS):
-        if (k <= _THRESHOLD[space]) if _AT_MOST[space] else (k >= _THRESHOLD[space]):
+        if space_correct(k, space):
             p += counts[k]
     return p
 
@@ -237,16 +243,24 @@ def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, r
 
 
 @compiled
-def card_choice(t: Tables, g: int, seat: int, lowest: bool, rival_weight: float, margin: float,
-                worth: np.ndarray) -> int:
-    """The card in hand whose absence is worth least (``lowest``: the reveal) or most (the
-    discard), the first of equals -- or :data:`UNCLEAR` for a near-tie (worths within ``margin``)
-    between cards whose worths are not equal by construction."""
+def best_card(t: Tables, g: int, seat: int, lowest: bool, worth: np.ndarray) -> int:
+    """The card in hand whose absence is worth least (``lowest``) or most, the first of equals --
+    numpy's ``argmin`` / ``argmax`` over the cards in hand."""
     best = -1
     for card in range(NUM_CARD_TYPES):
         if t.hands[g, seat, card] > 0:
             if best < 0 or (worth[card] < worth[best] if lowest else worth[card] > worth[best]):
                 best = card
+    return best
+
+
+@compiled
+def card_choice(t: Tables, g: int, seat: int, lowest: bool, rival_weight: float, margin: float,
+                worth: np.ndarray) -> int:
+    """The card in hand whose absence is worth least (``lowest``: the reveal) or most (the
+    discard), the first of equals -- or :data:`UNCLEAR` for a near-tie (worths within ``margin``)
+    between cards whose worths are not equal by construction."""
+    best = best_card(t, g, seat, lowest, worth)
     best_free = not _counts_for(t, g, seat, best % NUM_CATEGORIES, rival_weight)
     for card in range(NUM_CARD_TYPES):
         if card == best or t.hands[g, seat, card] == 0 or abs(worth[card] - worth[best]) > margin:

@@ -43,22 +43,20 @@ from club_envs.members_only.rules import (
     NUM_CARD_TYPES,
     NUM_CATEGORIES,
     NUM_SPACES,
-    SPACE_IS_AT_MOST,
-    SPACE_THRESHOLD,
 )
 from club_envs.members_only.vector_engine import Rules, Tables
 from club_envs.members_only.vector_heuristic import (
     NUM_COUNTS,
     SEVERAL,
     TIE_MARGIN,
+    best_card,
     bet_choice,
     chip_stakes,
     known_position,
     only_action,
+    space_correct,
 )
 
-_THRESHOLD = np.array(SPACE_THRESHOLD, dtype=np.int64)
-_AT_MOST = np.array(SPACE_IS_AT_MOST, dtype=np.bool_)
 MAX_CHIPS = NUM_CATEGORIES * NUM_SPACES  # one chip per space at most
 
 
@@ -120,11 +118,6 @@ def draw_final_cards(next_uint32, state: int, unseen: np.ndarray, to_come: int, 
 
 
 @compiled
-def _correct(count: int, space: int) -> bool:
-    return (count <= _THRESHOLD[space]) if _AT_MOST[space] else (count >= _THRESHOLD[space])
-
-
-@compiled
 def bet_shares(cards: np.ndarray, histogram: np.ndarray, p: np.ndarray) -> None:
     """``p`` (5, 8): the share of the deals in which a chip on each space is correct (whole
     numbers of deals over their number, as ``heuristic_sampled.bet_shares``)."""
@@ -136,7 +129,7 @@ def bet_shares(cards: np.ndarray, histogram: np.ndarray, p: np.ndarray) -> None:
         for space in range(NUM_SPACES):
             correct = 0
             for count in range(NUM_COUNTS):
-                if _correct(count, space):
+                if space_correct(count, space):
                     correct += histogram[count]
             p[c, space] = correct / samples
 
@@ -183,9 +176,9 @@ def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, r
         fewer, same, more = 0, 0, 0
         for s in range(samples):
             base = cards[s, c] - cards[s, NUM_CATEGORIES + c]
-            fewer += _correct(max(0, base - 1), space)
-            same += _correct(max(0, base), space)
-            more += _correct(max(0, base + 1), space)
+            fewer += space_correct(max(0, base - 1), space)
+            same += space_correct(max(0, base), space)
+            more += space_correct(max(0, base + 1), space)
         p_fewer, p_same, p_more = fewer / samples, same / samples, more / samples
         value = p_same * win + (1.0 - p_same) * lose
         for card in range(NUM_CARD_TYPES):
@@ -194,18 +187,6 @@ def card_worths(t: Tables, r: Rules, g: int, seat: int, chip_cost: np.ndarray, r
         terms[NUM_CATEGORIES + c, i] = p_more * win + (1.0 - p_more) * lose
     for card in range(NUM_CARD_TYPES):
         worth[card] = numpy_row_sum(terms[card], chips) if chips > 0 else 0.0
-
-
-@compiled
-def card_choice(t: Tables, g: int, seat: int, lowest: bool, worth: np.ndarray) -> int:
-    """The card in hand whose absence is worth least (``lowest``: the reveal) or most (the
-    discard), the first of equals -- numpy's ``argmin`` / ``argmax`` over the cards in hand."""
-    best = -1
-    for card in range(NUM_CARD_TYPES):
-        if t.hands[g, seat, card] > 0:
-            if best < 0 or (worth[card] < worth[best] if lowest else worth[card] > worth[best]):
-                best = card
-    return best
 
 
 @compiled
@@ -233,8 +214,8 @@ def sampled_action(t: Tables, r: Rules, g: int, next_uint32, state: int, chip_co
         return bet_choice(t, r, g, seat, chip_cost, mask, p, True, TIE_MARGIN, values)
     card_worths(t, r, g, seat, chip_cost, rival_weight, cards, terms, worth)
     if phase == REVEAL:
-        return A.REVEAL_BASE + card_choice(t, g, seat, True, worth)
-    return A.DISCARD_BASE + card_choice(t, g, seat, False, worth)
+        return A.REVEAL_BASE + best_card(t, g, seat, True, worth)
+    return A.DISCARD_BASE + best_card(t, g, seat, False, worth)
 
 
 @compiled

@@ -1,6 +1,6 @@
 """``club-envs ship RUN_DIR --side SIDE --name NAME [--eval FILE ...]``: a trained agent shipped with its model card.
 
-Copies the run's best policy (or belief model) into ``club_envs/agents/shipped/`` under NAME and
+Copies the run's best policy (or its last with ``--policy latest``; a belief run's best model) into ``club_envs/agents/shipped/`` under NAME and
 writes its model card beside it; see :mod:`club_envs.training.ship` for what the card holds.
 ``club-envs card`` later adds a ``club-envs exploit`` result to a shipped card.
 """
@@ -13,7 +13,10 @@ from pathlib import Path
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("ship", help="ship a trained policy inside the package, with its model card")
-    p.add_argument("run_dir", type=Path, help="a training run folder (its best/ policy or belief model is shipped)")
+    p.add_argument("run_dir", type=Path, help="a training run folder (its best/ policy or belief model is shipped, or latest/ with --policy latest)")
+    p.add_argument("--policy", choices=["best", "latest"], default="best",
+                   help="best: the policy the run's evaluation kept (best/); latest: the run's last policy (latest/), "
+                        "for a point fixed in advance rather than picked by the run")
     p.add_argument("--side", required=True, help="player (Members Only), team or black_man")
     p.add_argument("--name", required=True, help="shipped name, e.g. members_only, arkham_team")
     p.add_argument("--eval", type=Path, nargs="*", default=[], help="club-envs evaluate --json files")
@@ -31,6 +34,6 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:  # the 'train' extra is not installed
         raise ValueError(f"ship needs the 'train' extra (pip install 'club-envs[train]'): {exc}") from None
     paths = ship.ship(args.run_dir, args.side, args.name, evaluations=args.eval, command=args.command,
-                      greedy=args.greedy, notes=args.notes, exploit=args.exploit)
+                      greedy=args.greedy, notes=args.notes, exploit=args.exploit, taken=args.policy)
     print(f"shipped {args.name}: " + " and ".join(map(str, paths)))
     return 0

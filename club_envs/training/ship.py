@@ -3,7 +3,9 @@
     club-envs ship RUN_DIR --side player --name members_only --eval results/*.json
     club-envs card members_only_belief runs/exploit-.../result.json --wall "3.1 h"
 
-:func:`ship` copies ``RUN_DIR/best/<side>.pt`` (``policy.pt`` for Members Only) to
+:func:`ship` copies ``RUN_DIR/best/<side>.pt`` (``policy.pt`` for Members Only; ``latest/`` with
+``taken="latest"``: the run's last policy, when a rule fixed in advance rather than the run's own
+evaluation picks the point to ship) to
 ``club_envs/agents/shipped/<name>.pt`` and writes ``<name>.json`` (the card's data) and
 ``<name>.md`` (the card for people): the resolved training config, the command, training time and
 steps, and the evaluation figures read from ``club-envs evaluate --json`` files. A belief-iteration
@@ -30,18 +32,31 @@ from club_envs.games import get_spec
 from club_envs.training.curves import plot as plot_curve
 
 
+TAKEN = ("best", "latest")
+
+
 def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), command: str | None = None,
-         greedy: bool = False, notes: str = "", exploit: Sequence[Path] = ()) -> list[Path]:
+         greedy: bool = False, notes: str = "", exploit: Sequence[Path] = (), taken: str = "best") -> list[Path]:
     """Ship ``run_dir``'s best policy (or belief model) as ``name`` with its model card; the files
     written for the agent to load (the weights, and a self-play Arkham run's Black Man beside them).
     ``evaluations`` are ``club-envs evaluate --json`` files, ``exploit`` ``club-envs exploit``
     results against these weights; ``command`` is the training command the card quotes (default:
-    from the config name); a ``greedy`` agent takes its most probable action by default."""
+    from the config name); a ``greedy`` agent takes its most probable action by default. ``taken``
+    is ``best`` (the policy the run's evaluation kept) or ``latest`` (its last policy: the run's own
+    evaluation did not choose it, so figures measured on it are not selected by the run)."""
     run_dir = Path(run_dir)
+    if taken not in TAKEN:
+        raise ValueError(f"ship: taken must be one of {', '.join(TAKEN)}, not {taken!r}")
     if (run_dir / "best" / "belief.npz").is_file():
+        if taken != "best":
+            raise ValueError(f"ship: {run_dir} is a belief run; it ships its best/ model only (--policy best)")
         return ship_belief(run_dir, name, evaluations, command, notes, exploit)
 
-    src = run_dir / "best" / ("policy.pt" if side == "player" else f"{side}.pt")
+    src = run_dir / taken / ("policy.pt" if side == "player" else f"{side}.pt")
+    if not src.is_file():
+        sides = sorted(p.stem for p in (run_dir / taken).glob("*.pt")) if (run_dir / taken).is_dir() else []
+        raise ValueError(f"ship: {run_dir} has no {taken}/{src.name}; "
+                         + (f"its {taken}/ policies are for: {', '.join(sides)}" if sides else f"it has no {taken}/ folder"))
     net, meta = load_policy_file(src)  # refuse to ship what cannot be read back
     SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
     import torch
@@ -64,7 +79,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
         "file": f"{name}.pt", "acting": "greedy (most probable legal action)" if greedy else
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
-        "policy_steps": meta["steps"], "run_steps": state["steps"], "imitated": state.get("imitated"),
+        "policy_steps": meta["steps"], "taken": taken, "run_steps": state["steps"], "imitated": state.get("imitated"),
         "training_seconds": summary.get("seconds") or state.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
         "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
@@ -196,6 +211,10 @@ def _wall_time(card: dict, stopped: str) -> str:
             + (stopped if card.get("stopped_early") else ""))
 
 
+_TAKEN_TEXT = {"best": " (the run's best by its training evaluation)",
+               "latest": " (the run's last policy; the run's own evaluation did not choose it)"}
+
+
 def render_card(card: dict) -> str:
     """The model card: its title, the facts of its kind of agent, then the sections all cards share."""
     return "\n".join([f"# Model card: `{card['name']}`", "", *_card_facts(card), ""] + _card_body(card))
@@ -250,7 +269,7 @@ def _card_facts(card: dict) -> list[str]:
         f"{_mlp(card['obs_size'], card['network']['hidden'], card['num_actions'], card['network']['activation'])}, "
         "masked softmax over legal actions",
         f"- trained with: `{card['command']}` ({_ppo_recipe(card['config'])}); policy taken at {card['policy_steps']:,} "
-        f"of its side's steps; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}"
+        f"of its side's steps{_TAKEN_TEXT.get(card.get('taken'), '')}; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}"
         + (f" after {card['imitated']:,} decisions of imitation (not counted in the steps)" if card.get("imitated")
            else "") + "; "
         + _wall_time(card, f" (stopped before its budget of {card['config']['budget']['total_steps']:,} steps; "

@@ -155,3 +155,61 @@ def test_an_arkham_self_play_run_ships_both_sides_with_a_card(tmp_path, monkeypa
     agent = registry.load("tiny_sp", game=load_game("arkham_decoders"), config=Config(num_players=4))
     assert isinstance(agent.by_role["black_man"], BlackManAgent) and isinstance(agent.by_role["leader"], BeliefAgent)
     assert play_match(Config(num_players=4), lambda seat, role: agent, seed=1)["result"]["winners"]
+
+
+def _fake_ppo_run(tmp_path: Path) -> Path:
+    """A finished self-play run folder whose best/ and latest/ team policies differ (two shipped
+    networks stand in for them), as ``club-envs train`` leaves it."""
+    import shutil
+
+    import yaml
+
+    from club_envs.agents.registry import SHIPPED_DIR
+
+    card = json.loads((SHIPPED_DIR / "arkham_neural_team.json").read_text())
+    run_dir = tmp_path / "arkham_neural_hunt-20261205-000000"
+    for folder, source in (("best", "arkham_team.pt"), ("latest", "arkham_neural_team.pt")):
+        (run_dir / folder).mkdir(parents=True)
+        shutil.copyfile(SHIPPED_DIR / source, run_dir / folder / "team.pt")
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(card["config"]))
+    (run_dir / "state.json").write_text(json.dumps({"steps": card["run_steps"]}))
+    return run_dir
+
+
+def test_a_run_ships_its_last_policy_when_asked_and_the_card_says_which(tmp_path, monkeypatch):
+    """``--policy latest`` ships latest/ (a point fixed before looking, not the run's own pick) and the
+    card names the choice; the default stays best/."""
+    import torch
+
+    from club_envs.training import ship
+
+    run_dir = _fake_ppo_run(tmp_path)
+    monkeypatch.setattr(ship, "SHIPPED_DIR", tmp_path / "shipped")
+    for taken in ("latest", "best"):
+        args = ["ship", str(run_dir), "--side", "team", "--name", f"tiny_{taken}"]
+        assert main(args + (["--policy", "latest"] if taken == "latest" else [])) == 0
+        shipped = torch.load(tmp_path / "shipped" / f"tiny_{taken}.pt", weights_only=True)["weights"]
+        source = torch.load(run_dir / taken / "team.pt", weights_only=True)["weights"]
+        assert shipped.keys() == source.keys() and all(torch.equal(shipped[k], source[k]) for k in source)
+        card = json.loads((tmp_path / "shipped" / f"tiny_{taken}.json").read_text())
+        assert card["taken"] == taken
+        assert ship._TAKEN_TEXT[taken] in (tmp_path / "shipped" / f"tiny_{taken}.md").read_text()
+    assert not torch.equal(*(torch.load(tmp_path / "shipped" / f"tiny_{t}.pt", weights_only=True)["weights"]
+                             ["mlp_extractor.policy_net.0.weight"] for t in ("best", "latest")))
+
+
+def test_shipping_a_missing_side_or_point_names_what_the_run_has(tmp_path, monkeypatch):
+    import shutil
+
+    from club_envs.training import ship
+
+    run_dir = _fake_ppo_run(tmp_path)
+    monkeypatch.setattr(ship, "SHIPPED_DIR", tmp_path / "shipped")
+    with pytest.raises(ValueError, match=r"no latest/black_man.pt; its latest/ policies are for: team"):
+        ship.ship(run_dir, "black_man", "x", taken="latest")
+    with pytest.raises(ValueError, match="taken must be one of best, latest"):
+        ship.ship(run_dir, "team", "x", taken="newest")
+    shutil.rmtree(run_dir / "latest")
+    with pytest.raises(ValueError, match="has no latest/team.pt; it has no latest/ folder"):
+        ship.ship(run_dir, "team", "x", taken="latest")
+    assert not (tmp_path / "shipped" / "x.pt").exists()

@@ -33,12 +33,16 @@ class Tally:
     wins: float = 0.0
     score: float = 0.0
     scores: list[float] = field(default_factory=list, repr=False)
+    # each seat's win (a tie's share), in the order played: game g's seats of one agent or role
+    # come together, so two series on the same deals pair game by game (a gain's paired interval)
+    outcomes: list[float] = field(default_factory=list, repr=False)
 
     def add(self, win: float, score: float) -> None:
         self.seats += 1
         self.wins += win
         self.score += score
         self.scores.append(score)
+        self.outcomes.append(win)
 
     @property
     def win_share(self) -> float:
@@ -54,7 +58,7 @@ class Tally:
 
     def as_json(self) -> dict[str, Any]:
         lo, hi = self.interval
-        d = {k: v for k, v in asdict(self).items() if k != "scores"}
+        d = {k: v for k, v in asdict(self).items() if k not in ("scores", "outcomes")}
         d.update(win_share=self.win_share, win_share_95ci=[lo, hi], mean_score=self.mean_score,
                  score_sd=float(np.std(self.scores)) if self.scores else float("nan"))
         return d
@@ -146,6 +150,7 @@ def merge(results: Sequence[SeriesResult]) -> SeriesResult:
                 total.wins += t.wins
                 total.score += t.score
                 total.scores.extend(t.scores)
+                total.outcomes.extend(t.outcomes)
     return SeriesResult(sum(r.games for r in results), by_agent, by_role, [rec for r in results for rec in r.records])
 
 

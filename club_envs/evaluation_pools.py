@@ -23,15 +23,19 @@ with sides (Arkham), on each side ``NAME`` plays, against members that play the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from club_envs.agents.registry import SEARCH_BOT, SHIPPED, load, shipped_names
 from club_envs.agents.vector_opponents import seated_by_role, seated_for, vector_opponent
 from club_envs.evaluation import play_series
 from club_envs.games import get_spec, spec_of
 from club_envs.stats import wilson_interval
+from club_envs.study_stats import paired_difference
 from club_envs.vector_evaluation import play_games, role_series
 
 HOLDOUT_PREFIX = "holdout_"
@@ -101,6 +105,7 @@ class PoolRow:
     engine: str = "reference"  # where the series was played: "vector" (the batched engine) or "reference"
     baseline: str | None = None  # the agent whose result in the same seats is the bar (e.g. heuristic)
     baseline_wins: float | None = None
+    gain_interval: tuple[float, float] | None = None  # 95%, paired game by game on the shared deals
 
     @property
     def win_share(self) -> float:
@@ -120,7 +125,8 @@ class PoolRow:
                "win_share_95ci": [lo, hi], "engine": self.engine}
         if self.baseline is not None:
             out |= {"baseline": self.baseline, "baseline_win_share": self.baseline_share,
-                    "gain": self.win_share - self.baseline_share}
+                    "gain": self.win_share - self.baseline_share,
+                    "gain_95ci": None if self.gain_interval is None else list(self.gain_interval)}
         return out
 
 
@@ -139,7 +145,8 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
 
     ``baseline`` (e.g. ``"heuristic"``, the held-out pool's bar): each row also plays it in the
     agent's seats against the same member, on the same deals -- both series on the batched engine
-    when it plays both, else both on the reference engine."""
+    when it plays both, else both on the reference engine -- and the gain's interval is paired game
+    by game (:func:`club_envs.study_stats.paired_difference`: a t interval over the games' differences)."""
     spec = spec_of(game)
     loaded = load(agent, game=game, config=config)
     agent_roles = getattr(loaded, "by_role", None)
@@ -154,52 +161,70 @@ def evaluate_pool(game: Any, config: Any, agent: str, members: list[PoolMember],
             if _plays(agent_roles, side.roles) and _plays(member.roles, tuple(r for r in spec.roles if r not in side.roles))]
         for side in sides:
             if bar is None:
-                rows.append(PoolRow(member.name, side and side.name,
-                                    *_series(game, config, spec, agent, loaded, member, side, games, seed, batched)))
+                mine = _series(game, config, spec, agent, loaded, member, side, games, seed, batched)
+                rows.append(PoolRow(member.name, side and side.name, len(mine.outcomes), mine.wins, mine.engine))
                 continue
             # the baseline first (a bot's line-up mostly plays on the reference engine): the agent's
             # series then goes to the batched engine only if the baseline's did, for the same deals
-            _, bar_wins, bar_engine = _series(game, config, spec, baseline, bar, member, side, games, seed, batched)
-            games_played, wins, engine = _series(game, config, spec, agent, loaded, member, side, games, seed,
-                                                 batched and bar_engine == "vector")
-            if engine != bar_engine:  # the batched engine played the baseline but not the agent
-                _, bar_wins, bar_engine = _series(game, config, spec, baseline, bar, member, side, games, seed, False)
-            rows.append(PoolRow(member.name, side and side.name, games_played, wins, engine, baseline, bar_wins))
+            theirs = _series(game, config, spec, baseline, bar, member, side, games, seed, batched)
+            mine = _series(game, config, spec, agent, loaded, member, side, games, seed,
+                           batched and theirs.engine == "vector")
+            if mine.engine != theirs.engine:  # the batched engine played the baseline but not the agent
+                theirs = _series(game, config, spec, baseline, bar, member, side, games, seed, False)
+            paired = paired_difference(mine.outcomes, theirs.outcomes) if len(mine.outcomes) > 1 else None
+            rows.append(PoolRow(member.name, side and side.name, len(mine.outcomes), mine.wins, mine.engine,
+                                baseline, theirs.wins, paired and (paired.low, paired.high)))
     return rows
 
 
+@dataclass(frozen=True)
+class _Series:
+    """One agent's series against one pool member: its result in each game, in the order of the deals."""
+
+    outcomes: list[float]  # the agent's win (its seats' mean, a tie's share) game by game
+    engine: str
+
+    @property
+    def wins(self) -> float:
+        return math.fsum(self.outcomes)
+
+
 def _series(game: Any, config: Any, spec: Any, agent: str, loaded: Any, member: PoolMember, side: Any, games: int,
-            seed: int, batched: bool) -> tuple[int, float, str]:
+            seed: int, batched: bool) -> _Series:
     """``agent`` (``loaded``) against ``member`` -- in one seat against the member in every other,
-    or on ``side`` against the member on the other side: ``(games, the agent's wins, engine)``."""
+    or on ``side`` against the member on the other side -- game by game."""
     if side is None:
         opponent = seated_for(game, config, member.name, seed) if batched else None
         opponent = None if isinstance(opponent, dict) else opponent  # every other seat: one opponent
         learner = vector_opponent(spec.name, loaded, seed) if opponent is not None else None
         if learner is not None and not isinstance(learner, (str, dict)):
             finished = play_games(spec.name, config.num_players, learner, opponent, games, seed)
-            return len(finished), sum(f.shares[f.seat] for f in finished), "vector"
+            return _Series([float(f.shares[f.seat]) for f in finished], "vector")
         lineup = [agent] + [member.name] * (config.num_players - 1)
         tally = play_series(game, config, seat_agents=lineup, games=games, seed=seed).by_agent[agent]
-        return tally.seats, tally.wins, "reference"
+        return _Series(list(tally.outcomes), "reference")  # one seat a game
     roles = {r: agent for r in side.roles} | {r: member.name for r in spec.roles if r not in side.roles}
     seated = seated_by_role(game, config, roles, seed)[0] if batched else None
     result = role_series(spec.name, config.num_players, roles, seated, games, seed) if seated is not None \
         else play_series(game, config, role_agents=roles, games=games, seed=seed)
-    # a side's seats share each game's result: one game counts once
+    # a side's seats share each game's result: one game counts once, as its seats' mean; a role
+    # holds the same number of seats in every game, which come together in its tally
     tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
-    return games, sum(t.wins for t in tallies) / max(1, sum(t.seats for t in tallies)) * games, \
-        "reference" if seated is None else "vector"
+    per_game = np.sum([np.reshape(t.outcomes, (games, -1)).sum(axis=1) for t in tallies], axis=0)
+    seats = sum(t.seats for t in tallies) // games
+    return _Series((per_game / max(1, seats)).tolist(), "reference" if seated is None else "vector")
 
 
 def format_rows(agent: str, rows: list[PoolRow]) -> str:
     bar = next((row.baseline for row in rows if row.baseline is not None), None)
-    extra = f" {bar[:10]:>10} {'gain':>7}" if bar else ""
+    extra = f" {bar[:10]:>10} {'gain':>7} {'paired 95%':>18}" if bar else ""
     lines = [f"{agent} against the pool" + (f" ({bar} in the same seats on the same deals)" if bar else ""),
              f"{'opponent':<28} {'side':<10} {'games':>6} {'win share':>10} {'95% interval':>16}{extra}  engine"]
     for row in rows:
         lo, hi = row.interval
-        extra = f" {row.baseline_share:>10.3f} {row.win_share - row.baseline_share:>+7.3f}" if bar else ""
+        paired = row.gain_interval
+        extra = (f" {row.baseline_share:>10.3f} {row.win_share - row.baseline_share:>+7.3f} "
+                 + (f"{f'[{paired[0]:+.3f}, {paired[1]:+.3f}]':>18}" if paired else f"{'':>18}")) if bar else ""
         lines.append(f"{row.opponent:<28} {row.side or 'all':<10} {row.games:>6} {row.win_share:>10.3f} "
                      f"{f'[{lo:.3f}, {hi:.3f}]':>16}{extra}  {row.engine}")
     return "\n".join(lines)

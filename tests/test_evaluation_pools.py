@@ -172,3 +172,41 @@ def test_cli_evaluate_pool_with_a_baseline(tmp_path, capsys, monkeypatch):
     assert main(["evaluate", "members_only", "--players", "3", "--agents", "random,random,heuristic",
                  "--baseline", "heuristic", "--games", "4"]) == 2
     assert "--baseline goes with --pool" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("game_name", "players", "agent", "member", "batched"), [
+    ("arkham_decoders", 5, "heuristic", "holdout_counter", False),  # two member seats a game on the team side
+    ("arkham_decoders", 6, "arkham_neural", "holdout_greedy", True),
+    ("members_only", 4, "members_only", "holdout_margin", True),
+    ("members_only", 3, "heuristic", "holdout_gambler", False),
+])
+def test_a_gain_is_paired_game_by_game_on_the_shared_deals(game_name, players, agent, member, batched):
+    """The agent measured against itself as the baseline plays the same games, so every game's
+    difference is 0 and the paired interval is [0, 0] -- it would not be if the two series' games
+    were out of step (a side's several seats, the batched engine's parts of the series)."""
+    game = load_game(game_name)
+    config = game.Config(num_players=players)
+    rows = evaluate_pool(game, config, agent, [PoolMember(member)], games=12, seed=5, batched=batched, baseline=agent)
+    assert rows and {r.engine for r in rows} == {"vector" if batched else "reference"}
+    for row in rows:
+        assert row.wins == row.baseline_wins and row.gain_interval == (0.0, 0.0)
+        assert row.as_json()["gain_95ci"] == [0.0, 0.0]
+
+
+def test_a_gain_has_a_paired_interval_narrower_than_two_independent_ones():
+    """Against the heuristic baseline on the same deals the interval holds the gain, and it is
+    narrower than the one two independent series would give (the deals' luck is shared)."""
+    from club_envs.stats import wilson_interval
+    from club_envs.study_stats import paired_difference
+
+    game = load_game("arkham_decoders")
+    config = game.Config(num_players=5)
+    row = evaluate_pool(game, config, "arkham_neural", [PoolMember("holdout_greedy")], games=200, seed=6,
+                        baseline="heuristic")[0]
+    low, high = row.gain_interval
+    assert low < row.win_share - row.baseline_share < high
+    independent = [wilson_interval(w, row.games) for w in (row.wins, row.baseline_wins)]
+    assert high - low < sum(hi - lo for lo, hi in independent) / 2 * 2 ** 0.5
+    assert "paired 95%" in format_rows("arkham_neural", [row])
+    with pytest.raises(ValueError, match="pairs"):
+        paired_difference([1.0, 0.0], [1.0])

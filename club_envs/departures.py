@@ -28,11 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from club_envs.agents.base import Decision
 from club_envs.agents.policy import view_role
 from club_envs.agents.registry import load as load_agent
 from club_envs.evaluation import play_series
 from club_envs.stats import wilson_interval as wilson
+from club_envs.study_stats import paired_difference
 from club_envs.games import load_game
 
 
@@ -150,14 +153,26 @@ def gains(game: Any, config: Any, agent: str, roles: Sequence[str], others: dict
         return lambda s: Hybrid(load_agent(agent, game=game, config=config, seed=s),
                                 load_agent(reference, game=game, config=config, seed=s), reverted)
 
-    full, _ = _series(game, config, roles, others, hybrid(frozenset()), games, seed)
+    full, full_tally = _series(game, config, roles, others, hybrid(frozenset()), games, seed)
     out: dict[str, Any] = {"agent": full}
+
+    def versus(reverted: frozenset[str]) -> dict[str, Any]:
+        share, t = _series(game, config, roles, others, hybrid(reverted), games, seed)
+        row = {"win_share": share, "win_share_95ci": list(wilson(t.wins, t.seats)), "gain": full - share}
+        if games > 1:  # the same deals: the gain's interval is paired game by game
+            paired = paired_difference(_per_game(full_tally, games), _per_game(t, games))
+            row["gain_95ci"] = [paired.low, paired.high]
+        return row
+
     for kind in kinds:
-        share, t = _series(game, config, roles, others, hybrid(frozenset([kind])), games, seed)
-        out[kind] = {"win_share": share, "win_share_95ci": list(wilson(t.wins, t.seats)), "gain": full - share}
-    share, t = _series(game, config, roles, others, hybrid(frozenset(kinds)), games, seed)
-    out["all reverted"] = {"win_share": share, "win_share_95ci": list(wilson(t.wins, t.seats)), "gain": full - share}
+        out[kind] = versus(frozenset([kind]))
+    out["all reverted"] = versus(frozenset(kinds))
     return out
+
+
+def _per_game(tally: Any, games: int) -> np.ndarray:
+    """A tally's result game by game: a role's seats in one game come together (several members)."""
+    return np.reshape(tally.outcomes, (games, -1)).mean(axis=1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -182,10 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.agent} in {', '.join(roles)} against {args.others or 'the rest'}, {args.players} players, "
           f"{args.games} games, seed {args.seed}: win share {how_often['win_share']:.3f}; "
           f"{args.reference} in its roles {worth['all reverted']['win_share']:.3f}")
-    print(f"{'decision':28s} {'decisions':>10s} {'departs':>8s} {'reverted':>9s} {'gain':>7s}")
+    print(f"{'decision':28s} {'decisions':>10s} {'departs':>8s} {'reverted':>9s} {'gain':>7s} {'paired 95%':>18s}")
     for kind, c in how_often["kinds"].items():
         row = worth.get(kind)
-        tail = f"{row['win_share']:9.3f} {row['gain']:+7.3f}" if row else f"{'':9s} {'':7s}"
+        ci = f"[{row['gain_95ci'][0]:+.3f}, {row['gain_95ci'][1]:+.3f}]" if row and "gain_95ci" in row else ""
+        tail = f"{row['win_share']:9.3f} {row['gain']:+7.3f} {ci:>18s}" if row else f"{'':9s} {'':7s}"
         print(f"{kind:28s} {c['decisions']:10d} {c['share']:8.3f} {tail}")
     if args.json is not None:
         args.json.write_text(json.dumps({"settings": vars(args) | {"json": str(args.json)}, "departures": how_often,

@@ -18,7 +18,7 @@ def test_the_reference_bot_never_departs_from_itself_and_gains_nothing():
     assert {k.split("/")[0] for k in seen["kinds"]} == set(TEAM)
     worth = departures.gains(game, config, "heuristic", TEAM, {"black_man": "heuristic"}, list(seen["kinds"]),
                              games=12, seed=3)
-    assert all(row["gain"] == 0 for key, row in worth.items() if key != "agent")
+    assert all(row["gain"] == 0 and row["gain_95ci"] == [0.0, 0.0] for key, row in worth.items() if key != "agent")
     assert worth["agent"] == seen["win_share"]
 
 
@@ -33,6 +33,8 @@ def test_a_random_agent_departs_and_reverting_every_kind_plays_the_reference_bot
     plain = departures.tally(game, config, "heuristic", TEAM, others, games=16, seed=1)
     assert worth["all reverted"]["win_share"] == plain["win_share"]  # the same seeds, the same games
     assert worth["agent"] == seen["win_share"]
+    low, high = worth["all reverted"]["gain_95ci"]  # paired game by game on the shared deals
+    assert low <= worth["all reverted"]["gain"] <= high and high - low > 0
     out = tmp_path / "d.json"
     assert departures.main(["arkham_decoders", "--players", "4", "--agent", "random", "--roles", ",".join(TEAM),
                             "--others", "black_man=heuristic", "--games", "6", "--seed", "2", "--json", str(out)]) == 0

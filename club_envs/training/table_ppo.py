@@ -687,9 +687,15 @@ class TablePpo:
         return {"hidden": list(meta["hidden"]), "activation": meta["activation"],
                 "features": meta.get("features", "none"), "critic_steps": critic_steps}
 
-    def _export(self, path: Path) -> Path:
+    def _export(self, path: Path, **extra: Any) -> Path:
         return write_policy(path, self.policy_weights(), self.settings.game.name, SIDE, self.settings.network,
-                            self.steps, backend=self.settings.RECIPE)
+                            self.steps, backend=self.settings.RECIPE, **extra)
+
+    def _export_judged(self, path: Path) -> Path:
+        """``eval/`` (kept as ``best/``) and ``latest/``: the file acts by default as the run's
+        evaluation played it (``evaluation.greedy``), so evaluating the file repeats the run's figures;
+        snapshots keep sampling, as the league plays them."""
+        return self._export(path, deterministic=bool(self.settings.evaluation.greedy))
 
     def policy_weights(self) -> dict[str, torch.Tensor]:
         """The exported policy's weights, under a policy file's names: the actor's."""
@@ -702,7 +708,7 @@ class TablePpo:
         if ev.games <= 0:
             return
         try:
-            path = self._export(self.run_dir / "eval" / "policy.pt")
+            path = self._export_judged(self.run_dir / "eval" / "policy.pt")
             rows = evaluations.evaluate_policy(path, SIDE, self.settings.game, ev, self.settings.seed,
                                                f"{SIDE}@{self.steps}", ev.greedy, self.report, batched=True)
             evaluations.write(self.run_dir, rows, total_step=self.steps, side_step=self.steps)
@@ -738,7 +744,7 @@ class TablePpo:
                     "rng": self.rng.bit_generator.state, "update_rng": self.update_rng.bit_generator.state,
                     "torch_rng": torch.get_rng_state()}, tmp)
         os.replace(tmp, path)
-        self._export(self.run_dir / "latest" / "policy.pt")
+        self._export_judged(self.run_dir / "latest" / "policy.pt")
         save_state(self.run_dir, {"steps": {SIDE: self.steps}, "updates": self.updates, "imitated": self.imitated,
                                   "seconds": self.seconds(),
                                   "best": {k: v for k, v in self.best.items() if k != "live"}})

@@ -83,9 +83,14 @@ def make_selfplay_env(settings: SelfPlayConfig, side: str, run_dir: str, seed: i
     return Monitor(env)
 
 
-def export_policy(model: MaskablePPO, settings: SelfPlayConfig, side: str, path: Path, step: int) -> Path:
-    """The learner's actor as a weights-only policy file (what snapshots and shipped agents are)."""
-    return ppo.export(model, settings.game.name, side, settings.network, path, step)
+def export_policy(model: MaskablePPO, settings: SelfPlayConfig, side: str, path: Path, step: int,
+                  judged: bool = False) -> Path:
+    """The learner's actor as a weights-only policy file (what snapshots and shipped agents are).
+    A ``judged`` file (``eval/``, kept as ``best/``, and ``latest/``) acts by default as the run's
+    evaluation played it (``evaluation.greedy``), so evaluating the file repeats the run's figures;
+    snapshots keep sampling, as the self-play pool plays them."""
+    extra = {"deterministic": bool(settings.evaluation.greedy)} if judged else {}
+    return ppo.export(model, settings.game.name, side, settings.network, path, step, **extra)
 
 
 def latest_checkpoint(run_dir: Path, side: str) -> list[Path]:
@@ -330,7 +335,7 @@ class SelfPlayLoop:
             model = self.models[s]
             save_checkpoint(model, self.run_dir, s)
             export_policy(model, self.settings, s, self.run_dir / "latest" / games.policy_file(self.settings.game.name, s),
-                          self.steps[s])
+                          self.steps[s], judged=True)
             for key, value in self.clocks[s].split(self.venvs[s].env_seconds).items():
                 model.logger.record(key, value)
             model.logger.dump(self.steps[s])
@@ -369,7 +374,7 @@ def evaluate_side(settings: SelfPlayConfig, side: str, model: MaskablePPO, step:
     if ev.games <= 0:
         return
     try:
-        path = export_policy(model, settings, side, run_dir / "eval" / f"{side}.pt", step)
+        path = export_policy(model, settings, side, run_dir / "eval" / f"{side}.pt", step, judged=True)
         rows = evaluations.evaluate_policy(path, side, settings.game, ev, settings.seed, f"{side}@{step}", ev.greedy,
                                            report, batched=engine == engines.VECTOR)
         for r in rows:

@@ -170,6 +170,8 @@ def test_a_run_repeats_resumes_and_exports_policies_that_play(tmp_path):
     assert json.loads((a / "state.json").read_text())["steps"]["player"] >= done + 600
     agent = PolicyAgent.from_file(a / "latest" / "policy.pt")
     assert agent.meta["features"] == "members_only_beliefs" and agent.meta["backend"] == "table_ppo"
+    # the file acts by default as the run's evaluation played it; the league's snapshots sample
+    assert agent.deterministic is raw.get("evaluation", {}).get("greedy", True) is agent.meta["deterministic"]
     pool = json.loads((a / "pool" / "player" / "pool.json").read_text())
     assert [m["id"] for m in pool["members"] if m["kind"] == "bot"] == ["bot:heuristic", "bot:random"]
     assert len([m for m in pool["members"] if m["kind"] == "snapshot"]) >= 2

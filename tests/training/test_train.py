@@ -55,6 +55,10 @@ def test_smoke_run_writes_config_checkpoints_pool_logs_and_policies(smoke_run):
     for f in (run_dir / "best").glob("*.pt"):
         net, meta = load_policy_file(f)  # weights-only, loadable
         assert meta["game"] == cfg["game"]["name"] and net.num_actions >= 2
+    # best/ and latest/ act by default as the run's evaluation played them; snapshots sample
+    judged = [*(run_dir / "best").glob("*.pt"), *(run_dir / "latest").glob("*.pt")]
+    assert judged and all(load_policy_file(f)[1]["deterministic"] is cfg["evaluation"]["greedy"] for f in judged)
+    assert all("deterministic" not in load_policy_file(f)[1] for f in (run_dir / "pool").glob("*/*.pt"))
 
 
 def test_resume_continues_from_the_last_checkpoint_with_the_pool_intact(smoke_run):

@@ -210,3 +210,21 @@ def test_a_gain_has_a_paired_interval_narrower_than_two_independent_ones():
     assert "paired 95%" in format_rows("arkham_neural", [row])
     with pytest.raises(ValueError, match="pairs"):
         paired_difference([1.0, 0.0], [1.0])
+
+
+def test_cli_evaluate_pool_plays_only_the_members_asked_for(tmp_path, capsys):
+    out = tmp_path / "pool.json"
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "random", "--pool", "holdout",
+                 "--members", "holdout_prover,holdout_margin", "--baseline", "heuristic", "--games", "4",
+                 "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["members"] == [r["opponent"] for r in summary["rows"]] == ["holdout_margin", "holdout_prover"]
+    assert all(len(r["gain_95ci"]) == 2 for r in summary["rows"])
+    capsys.readouterr()
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "random", "--pool", "holdout",
+                 "--members", "holdout_margin,nobody", "--games", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "nobody not in the holdout pool" in err and "holdout_gambler" in err and "ismcts" in err
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "random", "--members", "holdout_margin",
+                 "--games", "4"]) == 2
+    assert "--members goes with --pool" in capsys.readouterr().err

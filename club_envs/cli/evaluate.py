@@ -35,6 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--pool", choices=POOL_NAMES, default=None,
                    help="play the one agent of --agents against every opponent of this pool (holdout: the held-out "
                         "pool no training run sees), --games games each")
+    p.add_argument("--members", default=None,
+                   help="with --pool: only these of its members, comma-separated (e.g. holdout_greedy,holdout_counter; "
+                        "a long search series left out)")
     p.add_argument("--baseline", default=None,
                    help="with --pool: also play this agent (e.g. heuristic, the held-out pool's bar) in the agent's "
                         "seats on the same deals, and print its win share and the agent's gain over it")
@@ -65,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_pool(args, game, config)
     if args.baseline is not None:
         raise ValueError("--baseline goes with --pool (the agent and the baseline each against every member)")
+    if args.members is not None:
+        raise ValueError("--members goes with --pool (it chooses which of the pool's members play)")
     lineup = Lineup.parse(args.agents, game, args.players)
     for name in lineup.names():  # an unknown or unreadable agent fails before the first game
         roles = [r for r, n in lineup.per_role.items() if n == name] if lineup.per_role else game.ROLES
@@ -156,13 +161,28 @@ def _run_pool(args: argparse.Namespace, game, config) -> int:
     for name in (args.agents, args.baseline):  # an unknown agent fails before the first game
         if name is not None:
             load_agent(name, game=game, config=config)
-    rows = evaluate_pool(game, config, args.agents, pool(args.pool, game), games=args.games, seed=args.seed,
+    members = pool(args.pool, game)
+    if args.members is not None:
+        members = _chosen_members(members, args.members, args.pool)
+    rows = evaluate_pool(game, config, args.agents, members, games=args.games, seed=args.seed,
                          batched=args.engine != "reference", baseline=args.baseline)
     print(format_rows(args.agents, rows))
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         summary = {"game": game.RECORD_NAME, "players": args.players, "agent": args.agents, "pool": args.pool,
-                   "seed": args.seed, "baseline": args.baseline, "rows": [r.as_json() for r in rows]}
+                   "members": [m.name for m in members], "seed": args.seed, "baseline": args.baseline,
+                   "rows": [r.as_json() for r in rows]}
         args.json.write_text(json.dumps(summary, indent=2))
         print(f"summary written to {args.json}")
     return 0
+
+
+def _chosen_members(members: list, names: str, pool_name: str) -> list:
+    """``--members``: the pool's members named, in the pool's order; a name not in it is refused."""
+    wanted = [n for n in names.split(",") if n]
+    known = [m.name for m in members]
+    unknown = [n for n in wanted if n not in known]
+    if not wanted or unknown:
+        raise ValueError(f"--members: {', '.join(unknown) or 'no name given'} not in the {pool_name} pool; "
+                         f"its members: {', '.join(known)}")
+    return [m for m in members if m.name in wanted]

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from club_envs.agents.base import Decision
 from club_envs.agents.policy import view_role
 from club_envs.agents.registry import load as load_agent
@@ -160,7 +158,8 @@ def gains(game: Any, config: Any, agent: str, roles: Sequence[str], others: dict
         share, t = _series(game, config, roles, others, hybrid(reverted), games, seed)
         row = {"win_share": share, "win_share_95ci": list(wilson(t.wins, t.seats)), "gain": full - share}
         if games > 1:  # the same deals: the gain's interval is paired game by game
-            paired = paired_difference(_per_game(full_tally, games), _per_game(t, games))
+            paired = paired_difference(full_tally.by_game(games) / (full_tally.seats // games),
+                                       t.by_game(games) / (t.seats // games))
             row["gain_95ci"] = [paired.low, paired.high]
         return row
 
@@ -168,11 +167,6 @@ def gains(game: Any, config: Any, agent: str, roles: Sequence[str], others: dict
         out[kind] = versus(frozenset([kind]))
     out["all reverted"] = versus(frozenset(kinds))
     return out
-
-
-def _per_game(tally: Any, games: int) -> np.ndarray:
-    """A tally's result game by game: a role's seats in one game come together (several members)."""
-    return np.reshape(tally.outcomes, (games, -1)).mean(axis=1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -44,6 +44,11 @@ class Tally:
         self.scores.append(score)
         self.outcomes.append(win)
 
+    def by_game(self, games: int) -> np.ndarray:
+        """The seats' wins summed game by game, for a tally of ``games`` games with the same number
+        of seats in each (a role's seats in one game come together in ``outcomes``)."""
+        return np.reshape(self.outcomes, (games, -1)).sum(axis=1)
+
     @property
     def win_share(self) -> float:
         return self.wins / self.seats if self.seats else float("nan")

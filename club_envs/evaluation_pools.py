@@ -210,7 +210,7 @@ def _series(game: Any, config: Any, spec: Any, agent: str, loaded: Any, member: 
     # a side's seats share each game's result: one game counts once, as its seats' mean; a role
     # holds the same number of seats in every game, which come together in its tally
     tallies = [t for (a, r), t in result.by_role.items() if a == agent and r in side.roles]
-    per_game = np.sum([np.reshape(t.outcomes, (games, -1)).sum(axis=1) for t in tallies], axis=0)
+    per_game = np.sum([t.by_game(games) for t in tallies], axis=0)
     seats = sum(t.seats for t in tallies) // games
     return _Series((per_game / max(1, seats)).tolist(), "reference" if seated is None else "vector")
 

@@ -1,6 +1,7 @@
 """``club-envs ship RUN_DIR --side SIDE --name NAME [--eval FILE ...]``: a trained agent shipped with its model card.
 
-Copies the run's best policy (or its last with ``--policy latest``; a belief run's best model) into ``club_envs/agents/shipped/`` under NAME and
+Copies the run's best policy (or its last with ``--policy latest``; a belief run's best model)
+into ``club_envs/agents/shipped/`` under NAME and
 writes its model card beside it; see :mod:`club_envs.training.ship` for what the card holds.
 ``club-envs card`` later adds a ``club-envs exploit`` result to a shipped card.
 """
@@ -13,7 +14,8 @@ from pathlib import Path
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("ship", help="ship a trained policy inside the package, with its model card")
-    p.add_argument("run_dir", type=Path, help="a training run folder (its best/ policy or belief model is shipped, or latest/ with --policy latest)")
+    p.add_argument("run_dir", type=Path,
+                   help="a training run folder (its best/ policy or belief model is shipped, or latest/ with --policy latest)")
     p.add_argument("--policy", choices=["best", "latest"], default="best",
                    help="best: the policy the run's evaluation kept (best/); latest: the run's last policy (latest/), "
                         "for a point fixed in advance rather than picked by the run")

@@ -22,16 +22,17 @@ from typing import Any
 from club_envs.agents.policy import ACTOR_WEIGHT_PREFIXES, PolicyFileError, load_policy_file
 from club_envs.agents.registry import SHIPPED, SHIPPED_DIR
 from club_envs.games import get_spec
+from club_envs.training.games import side_roles
 
 
-def policy_file(game: str, side: str, name: str) -> Path:
+def start_file(game: str, side: str, name: str) -> Path:
     """The policy file ``name`` stands for on ``side`` of ``game``: a shipped agent whose roles of that
     side share one network file, or a path to a policy file."""
     if name in SHIPPED:
         game_name, files = SHIPPED[name]
         if get_spec(game_name).name != get_spec(game).name:
             raise ValueError(f"pretrain.from_policy.{side}: {name!r} plays {game_name}, not {game}")
-        roles = _side_roles(game, side)
+        roles = side_roles(game, side) or ["*"]  # a game without roles: one file for every seat
         chosen = {files.get(role, files.get("*")) for role in roles}
         if None in chosen or len(chosen) != 1:
             raise ValueError(f"pretrain.from_policy.{side}: the shipped agent {name!r} has no single network for "
@@ -50,14 +51,6 @@ def policy_file(game: str, side: str, name: str) -> Path:
                          f"({', '.join(n for n, (g, _) in SHIPPED.items() if get_spec(g).name == get_spec(game).name)}) "
                          "nor a policy file")
     return path
-
-
-def _side_roles(game: str, side: str) -> tuple[str, ...]:
-    spec = get_spec(game)
-    for s in spec.sides:
-        if s.name == side:
-            return tuple(s.roles) if s.roles else ("*",)
-    return ("*",)
 
 
 def check_fits(path: Path, game: str, side: str, network: Any) -> dict[str, Any]:

@@ -57,7 +57,7 @@ from club_envs.training import config as configs
 from club_envs.training.run_folder import CONFIG_FILE, existing_folder, read_state, save_state
 from club_envs.training.selfplay import FeatureObservation, PrivilegedObservation, SelfPlayEnv, SnapshotPool
 from club_envs.training.selfplay_vec import SelfPlayVecEnv
-from club_envs.training.start_policy import check_fits, copy_actor, policy_file
+from club_envs.training.start_policy import check_fits, copy_actor, start_file
 from club_envs.training.settings import SelfPlayConfig
 from club_envs.training.vector_selfplay import pooled_env
 from club_envs.training.worker_vec import WorkerVecEnv
@@ -153,7 +153,7 @@ def check_before_run(settings: SelfPlayConfig, resuming: bool) -> None:
     if not resuming:
         engines.resolve(settings, {})
         for side, name in settings.pretrain.from_policy.items():  # there, readable, of this network
-            check_fits(policy_file(settings.game.name, side, name), settings.game.name, side, settings.network)
+            check_fits(start_file(settings.game.name, side, name), settings.game.name, side, settings.network)
 
 
 def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool | Reporter = True) -> Path:
@@ -231,7 +231,7 @@ def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path, poo
         model = ppo.new_learner(venv, settings.algorithm, settings.network, side_seed)
         start = settings.pretrain.from_policy.get(side)
         if start is not None and not pool.snapshots():  # a new run: the actor starts as the policy
-            copy_actor(model, policy_file(settings.game.name, side, start), f"the {side} learner")
+            copy_actor(model, start_file(settings.game.name, side, start), f"the {side} learner")
             (report.say if report is not None else stderr_log)(f"{side}: the learner starts as the policy {start}")
     model.set_logger(configure(str(run_dir / "logs" / side), ["csv", "tensorboard"]))
     if model.num_timesteps == 0 and settings.pretrain.games > 0 and not pool.snapshots() \

@@ -9,7 +9,7 @@ from club_envs.agents.registry import SHIPPED_DIR
 from club_envs.cli import main
 from club_envs.training import config as configs
 from club_envs.training.settings import NetworkSettings
-from club_envs.training.start_policy import check_fits, policy_file
+from club_envs.training.start_policy import check_fits, start_file
 
 TINY = {
     "game": {"name": "members_only", "num_players": 3},
@@ -42,19 +42,19 @@ def test_the_config_names_the_sides_and_one_way_to_start():
 
 
 def test_shipped_agents_and_files_resolve_to_one_network_per_side(tmp_path):
-    assert policy_file("arkham_decoders", "team", "arkham_neural") == SHIPPED_DIR / "arkham_neural_team.pt"
-    assert policy_file("arkham_decoders", "black_man", "arkham_neural") == SHIPPED_DIR / "arkham_neural_black_man.pt"
-    assert policy_file("members_only", "player", "members_only") == SHIPPED_DIR / "members_only.pt"
+    assert start_file("arkham_decoders", "team", "arkham_neural") == SHIPPED_DIR / "arkham_neural_team.pt"
+    assert start_file("arkham_decoders", "black_man", "arkham_neural") == SHIPPED_DIR / "arkham_neural_black_man.pt"
+    assert start_file("members_only", "player", "members_only") == SHIPPED_DIR / "members_only.pt"
     with pytest.raises(ValueError, match="'members_only' plays members_only, not arkham_decoders"):
-        policy_file("arkham_decoders", "team", "members_only")
+        start_file("arkham_decoders", "team", "members_only")
     with pytest.raises(ValueError, match="'nobody' is neither a shipped agent of members_only.*members_only_neural"):
-        policy_file("members_only", "player", "nobody")
+        start_file("members_only", "player", "nobody")
     with pytest.raises(ValueError, match="'members_only_belief' is not a policy network"):
-        policy_file("members_only", "player", "members_only_belief")
+        start_file("members_only", "player", "members_only_belief")
     broken = tmp_path / "broken.pt"
     broken.write_bytes(b"not a policy")
     with pytest.raises(ValueError, match="pretrain.from_policy.player: .*broken.pt: not a policy file"):
-        check_fits(policy_file("members_only", "player", str(broken)), "members_only", "player",
+        check_fits(start_file("members_only", "player", str(broken)), "members_only", "player",
                    NetworkSettings((16,), "tanh", "none"))
     with pytest.raises(ValueError, match=r"does not fit this config's learner: hidden \[256, 256\] \(the config: \[16\]\)"):
         check_fits(SHIPPED_DIR / "members_only.pt", "members_only", "player", NetworkSettings((16,), "tanh",

@@ -57,3 +57,38 @@ def test_belief_files_with_wrong_shapes_formats_or_values_are_refused(tmp_path, 
             module.BeliefModel.load(bad)
     with pytest.raises(BeliefFileError, match="does not exist"):
         module.BeliefModel.load(tmp_path / "missing.npz")
+
+
+@pytest.mark.parametrize("game", sorted(MODELS))
+def test_a_tempered_belief_scales_the_logits_and_keeps_its_format(tmp_path, game):
+    """``tempered(f)`` is prior x exp(f x logits): the logits scale by f, the factors compound in the
+    meta, the file reads back as the same model, and factors outside (0, 1] are refused."""
+    module = MODELS[game]
+    model = random_model(module)
+    x = np.random.default_rng(0).normal(size=(5, module.INPUT_SIZE)).astype(np.float32)
+    half = model.tempered(0.5)
+    np.testing.assert_allclose(half.logits(x), 0.5 * model.logits(x), rtol=1e-5, atol=1e-6)
+    quarter = half.tempered(0.5)
+    assert quarter.meta["tempered"] == 0.25 and "tempered" not in model.meta
+    back = module.BeliefModel.load(quarter.save(tmp_path / "tempered.npz"))
+    assert back.meta["tempered"] == 0.25
+    np.testing.assert_allclose(back.logits(x), 0.25 * model.logits(x), rtol=1e-5, atol=1e-6)
+    for factor in (0.0, -0.5, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"temper factor must be in \(0, 1\]"):
+            model.tempered(factor)
+
+
+def test_a_tempered_arkham_belief_moves_the_prior_less():
+    """On the Arkham team's posterior: a factor of 1 changes nothing, smaller factors stay between the
+    hand-set prior and the untempered posterior (closer to the prior), bit for bit the prior's zeros."""
+    from club_envs.arkham_decoders.belief_model import combine
+
+    model = random_model(arkham, seed=7)
+    x = np.random.default_rng(1).normal(size=(6, arkham.INPUT_SIZE)).astype(np.float32)
+    prior = np.random.default_rng(2).random((6, arkham.OUTPUT_SIZE))
+    prior[:, :2] = 0.0  # hypotheses the prior rules out stay ruled out
+    full = combine(prior, model.logits(x))
+    np.testing.assert_array_equal(combine(prior, model.tempered(1.0).logits(x)), full)
+    near = combine(prior, model.tempered(0.2).logits(x))
+    assert (near[:, :2] == 0).all()
+    assert (np.abs(near - prior).sum(axis=1) < np.abs(full - prior).sum(axis=1)).all()

@@ -220,6 +220,7 @@ def test_cli_evaluate_pool_plays_only_the_members_asked_for(tmp_path, capsys):
     summary = json.loads(out.read_text())
     assert summary["members"] == [r["opponent"] for r in summary["rows"]] == ["holdout_margin", "holdout_prover"]
     assert all(len(r["gain_95ci"]) == 2 for r in summary["rows"])
+    assert (summary["games"], summary["seed"], summary["engine"]) == (4, 0, "auto")  # the command, restated
     capsys.readouterr()
     assert main(["evaluate", "members_only", "--players", "3", "--agents", "random", "--pool", "holdout",
                  "--members", "holdout_margin,nobody", "--games", "4"]) == 2

@@ -150,6 +150,20 @@ class BeliefMLP:
     def logits(self, inputs: np.ndarray) -> np.ndarray:
         return logits(self.layers, inputs)
 
+    def tempered(self, factor: float):
+        """The same model with its logits scaled by ``factor`` (0 < factor <= 1): the posterior
+        becomes prior x exp(factor x logits), so the learned evidence moves the hand-set prior
+        less. A belief fitted on some opponents learns their tells as well as the game; a smaller
+        step keeps what holds across opponents while a mistaken tell costs less. Done by scaling
+        the last layer, so the file keeps its format and every reader (the batched team included)
+        plays the tempered belief; ``meta["tempered"]`` records the total factor."""
+        factor = float(factor)
+        if not 0.0 < factor <= 1.0:
+            raise ValueError(f"a belief's temper factor must be in (0, 1], not {factor!r}")
+        w, b = self.layers[-1]
+        layers = [*self.layers[:-1], (w * np.float32(factor), b * np.float32(factor))]
+        return type(self)(layers, {**self.meta, "tempered": float(self.meta.get("tempered", 1.0)) * factor})
+
     def save(self, path: str | os.PathLike, meta: Mapping[str, Any] | None = None) -> Path:
         return save(path, self.layers, {**self.meta, **(meta or {}), "kind": self.KIND}, self.GAME)
 

@@ -170,8 +170,8 @@ def _run_pool(args: argparse.Namespace, game, config) -> int:
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         summary = {"game": game.RECORD_NAME, "players": args.players, "agent": args.agents, "pool": args.pool,
-                   "members": [m.name for m in members], "seed": args.seed, "baseline": args.baseline,
-                   "rows": [r.as_json() for r in rows]}
+                   "members": [m.name for m in members], "games": args.games, "seed": args.seed,
+                   "engine": args.engine, "baseline": args.baseline, "rows": [r.as_json() for r in rows]}
         args.json.write_text(json.dumps(summary, indent=2))
         print(f"summary written to {args.json}")
     return 0

@@ -36,21 +36,26 @@ TAKEN = ("best", "latest")
 
 
 def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), command: str | None = None,
-         greedy: bool = False, notes: str = "", exploit: Sequence[Path] = (), taken: str = "best") -> list[Path]:
+         greedy: bool = False, notes: str = "", exploit: Sequence[Path] = (), taken: str = "best",
+         temper: float | None = None) -> list[Path]:
     """Ship ``run_dir``'s best policy (or belief model) as ``name`` with its model card; the files
     written for the agent to load (the weights, and a self-play Arkham run's Black Man beside them).
     ``evaluations`` are ``club-envs evaluate --json`` files, ``exploit`` ``club-envs exploit``
     results against these weights; ``command`` is the training command the card quotes (default:
     from the config name); a ``greedy`` agent takes its most probable action by default. ``taken``
     is ``best`` (the policy the run's evaluation kept) or ``latest`` (its last policy: the run's own
-    evaluation did not choose it, so figures measured on it are not selected by the run)."""
+    evaluation did not choose it, so figures measured on it are not selected by the run). ``temper``
+    (belief runs only) scales the learned belief's logits before shipping
+    (:meth:`club_envs.agents.belief_file.BeliefMLP.tempered`); the card records the factor."""
     run_dir = Path(run_dir)
     if taken not in TAKEN:
         raise ValueError(f"ship: taken must be one of {', '.join(TAKEN)}, not {taken!r}")
     if (run_dir / "best" / "belief.npz").is_file():
         if taken != "best":
             raise ValueError(f"ship: {run_dir} is a belief run; it ships its best/ model only (--policy best)")
-        return ship_belief(run_dir, name, evaluations, command, notes, exploit)
+        return ship_belief(run_dir, name, evaluations, command, notes, exploit, temper, side)
+    if temper is not None:
+        raise ValueError(f"ship: --temper scales a learned belief; {run_dir} is a policy run (no best/belief.npz)")
 
     src = run_dir / taken / ("policy.pt" if side == "player" else f"{side}.pt")
     if not src.is_file():
@@ -89,9 +94,13 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
 
 
 def ship_belief(run_dir: Path, name: str, evaluations: Sequence[Path] = (), command: str | None = None,
-                notes: str = "", exploit: Sequence[Path] = ()) -> list[Path]:
+                notes: str = "", exploit: Sequence[Path] = (), temper: float | None = None,
+                side: str | None = None) -> list[Path]:
     """Ship a belief-iteration run's best model: Members Only (:mod:`club_envs.training.belief`) or
-    the Arkham team (:mod:`club_envs.training.arkham_belief`), as the belief file's meta names."""
+    the Arkham team (:mod:`club_envs.training.arkham_belief`), as the belief file's meta names;
+    with ``temper``, its logits scaled by that factor (a self-play run's Black Man is unchanged).
+    An Arkham run that learned a Black Man too (``best/black_man.npz``) ships both sides with
+    ``side`` ``both`` (or ``None``), its team belief alone with ``team``."""
     from club_envs.agents.belief_file import file_game
     from club_envs.arkham_decoders import belief_model as arkham_belief_model
     from club_envs.members_only import belief_model as members_only_belief_model
@@ -100,8 +109,16 @@ def ship_belief(run_dir: Path, name: str, evaluations: Sequence[Path] = (), comm
     arkham = file_game(source) == arkham_belief_model.GAME_NAME  # an unreadable file: its loader says why
     module = arkham_belief_model if arkham else members_only_belief_model
     model = module.BeliefModel.load(source)  # refuse to ship what cannot be read back
+    if temper is not None:
+        model = model.tempered(temper)
+    sides = ("both", "team") if arkham else ("player",)
+    if side is not None and side not in sides:
+        raise ValueError(f"ship: {'an Arkham' if arkham else 'a Members Only'} belief run ships side "
+                         f"{' or '.join(sides)}, not {side!r}")
+    if side == "both" and not (run_dir / "best" / "black_man.npz").is_file():
+        raise ValueError(f"ship: {run_dir} learned no Black Man (no best/black_man.npz); ship its team with --side team")
     black_man = None
-    if arkham and (run_dir / "best" / "black_man.npz").is_file():  # a self-play run: both sides
+    if arkham and side != "team" and (run_dir / "best" / "black_man.npz").is_file():  # both sides
         from club_envs.arkham_decoders.vote_value import VoteValueModel
 
         black_man = VoteValueModel.load(run_dir / "best" / "black_man.npz")
@@ -132,6 +149,8 @@ def ship_belief(run_dir: Path, name: str, evaluations: Sequence[Path] = (), comm
         "learning_curve": curve, "command": command or f"club-envs train configs/{config_name}.yaml",
         "config": config, "evaluations": _read_all(evaluations), "exploit": _read_all(exploit), "notes": notes,
     }
+    if temper is not None:  # cards of untempered models keep their keys (and their text) unchanged
+        card["tempered"] = model.meta["tempered"]
     _write_card(SHIPPED_DIR, name, card)
     return [SHIPPED_DIR / f"{name}.npz"] + ([SHIPPED_DIR / f"{name}_black_man.npz"] if black_man is not None else [])
 
@@ -173,6 +192,16 @@ def _belief_recipe(config: dict) -> str:
         return "belief iteration, self-play"
     return (f"belief iteration; {selfplay['opponent_share']:.0%} of the training seats taken by "
             f"{', '.join(selfplay['opponents'])}, the rest self-play")
+
+
+def _arkham_team_recipe(config: dict) -> str:
+    """Whom an Arkham team belief run seated as the Black Man: one bot, or several cycled over the games."""
+    opponents = config.get("selfplay", {}).get("opponents") or ["heuristic"]
+    if len(opponents) == 1:
+        return f"belief iteration against the {opponents[0]} Black Man"
+    named = ["the run's own learned Black Man (`self`, refitted every generation)" if o == "self" else f"`{o}`"
+             for o in opponents]
+    return "belief iteration against Black Men cycled over the games: " + ", ".join(named)
 
 
 def _ppo_recipe(config: dict) -> str:
@@ -217,7 +246,12 @@ _TAKEN_TEXT = {"best": " (the run's best by its training evaluation)",
 
 def render_card(card: dict) -> str:
     """The model card: its title, the facts of its kind of agent, then the sections all cards share."""
-    return "\n".join([f"# Model card: `{card['name']}`", "", *_card_facts(card), ""] + _card_body(card))
+    facts = _card_facts(card)
+    if card.get("tempered") is not None:  # before the last fact, how to load it
+        facts.insert(len(facts) - 1, f"- tempered: the learned logits scaled by {card['tempered']:g} before they refine "
+                     f"the hand-set prior (`club-envs ship --temper {card['tempered']:g}`): posterior = prior x "
+                     f"exp({card['tempered']:g} x logits)")
+    return "\n".join([f"# Model card: `{card['name']}`", "", *facts, ""] + _card_body(card))
 
 
 def _card_facts(card: dict) -> list[str]:
@@ -246,7 +280,7 @@ def _card_facts(card: dict) -> list[str]:
             "is not covered: pair it with `heuristic` or `arkham_black_man`",
             f"- file: {_belief_file(card)}, {_ARKHAM_POSTERIOR}; the agent plays every team role with the "
             "`heuristic` team's rules on that belief",
-            f"- trained with: `{card['command']}` (belief iteration against the heuristic Black Man; "
+            f"- trained with: `{card['command']}` ({_arkham_team_recipe(card['config'])}; "
             f"club_envs/training/arkham_belief.py); model of generation {card['generation']} of "
             f"{card['generations_run']} run, {learned}; " + _wall_time(card, _STOPPED_GENERATION),
             f"- acting: {card['acting']}",
@@ -289,6 +323,9 @@ def _card_body(card: dict) -> list[str]:
     if not card["evaluations"]:
         lines += ["(none recorded)", ""]
     for ev in card["evaluations"]:
+        if "pool" in ev:
+            lines += _pool_table(ev)
+            continue
         lines.append(f"`club-envs evaluate {ev['game']} --players {ev['players']} --agents {ev['agents_arg']} "
                      f"--games {ev['games']} --seed {ev['seed']}" + (f" --engine {ev['engine']}" if "engine" in ev else "")
                      + "`")
@@ -305,6 +342,33 @@ def _card_body(card: dict) -> list[str]:
     lines += render_exploitability(card)
     lines += ["## Training config (resolved)", "", "```yaml", yaml.safe_dump(card["config"], sort_keys=False).rstrip(), "```", ""]
     return lines
+
+
+def _pool_table(ev: dict) -> list[str]:
+    """A ``club-envs evaluate --pool`` result: the agent against each member, per side, beside the
+    baseline in the same seats on the same deals with the paired interval of the gain."""
+    rows = ev["rows"]
+    games = ev.get("games", rows[0]["games"] if rows else 0)
+    command = (f"club-envs evaluate {ev['game']} --players {ev['players']} --agents {ev['agent']} --pool {ev['pool']}"
+               + (f" --members {','.join(ev['members'])}" if ev.get("members") else "")
+               + (f" --baseline {ev['baseline']}" if ev.get("baseline") else "")
+               + f" --games {games} --seed {ev['seed']}" + (f" --engine {ev['engine']}" if ev.get("engine") else ""))
+    lines = [f"`{command}`", ""]
+    if ev.get("baseline"):
+        lines += [f"| opponent | side | games | win share | 95% interval | {ev['baseline']} (same seats, same deals) "
+                  "| gain | paired 95% |", "|---|---|---|---|---|---|---|---|"]
+    else:
+        lines += ["| opponent | side | games | win share | 95% interval |", "|---|---|---|---|---|"]
+    for row in rows:
+        lo, hi = row["win_share_95ci"]
+        line = (f"| {row['opponent']} | {row['side'] or 'any seat'} | {row['games']} | {row['win_share']:.3f} | "
+                f"[{lo:.3f}, {hi:.3f}] |")
+        if ev.get("baseline"):
+            paired = row.get("gain_95ci")
+            line += (f" {row['baseline_win_share']:.3f} | {row['gain']:+.3f} | "
+                     + (f"[{paired[0]:+.3f}, {paired[1]:+.3f}] |" if paired else "- |"))
+        lines.append(line)
+    return lines + [""]
 
 
 def render_exploitability(card: dict) -> list[str]:

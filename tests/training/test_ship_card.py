@@ -117,8 +117,70 @@ def test_an_arkham_belief_run_ships_as_the_team_and_loads_by_name(tmp_path, monk
     assert "side: team (roles: leader, member, investigator" in text and "433 -> 8 -> 8" in text
     assert "club-envs train configs/arkham_team_belief_tiny.yaml" in text and "Members Only" not in text
     assert (shipped / "tiny_team_curve.png").is_file()
+    assert "tempered" not in card and "- tempered:" not in text
+    with pytest.raises(ValueError, match=r"learned no Black Man \(no best/black_man.npz\); ship its team with --side team"):
+        ship.ship(run_dir, "both", "x")
     agent = registry.load("tiny_team", game=load_game("arkham_decoders"), config=Config(num_players=4))
     assert isinstance(agent, RoleDispatchAgent)
+
+
+def test_a_belief_ships_tempered_when_asked_and_its_card_says_by_how_much(tmp_path, monkeypatch):
+    """``--temper F`` ships the run's best belief with its logits scaled by F (the last layer's
+    weights and bias times F), records F in the file and the card, and names a population of Black
+    Men in the recipe; ``--side team`` leaves out the Black Man the run learned beside its team; a
+    policy run refuses the option."""
+    import numpy as np
+    import yaml
+
+    from club_envs.arkham_decoders.belief_model import BeliefModel
+    from club_envs.training import ship
+    from club_envs.training import train as trainer
+
+    config = tmp_path / "arkham_team_mix_tiny.yaml"
+    config.write_text(yaml.safe_dump({"recipe": "arkham_belief_iteration", "game": {"num_players": 4},
+                                      "selfplay": {"generations": 1, "games": 3, "opponents": ["self", "arkham_style_mix"]},
+                                      "model": {"hidden": [8]}, "black_man": {"hidden": [4], "epochs": 1},
+                                      "training": {"epochs": 1, "validation_share": 0.5},
+                                      "evaluation": {"games": 2}}))
+    run_dir = trainer.run(config, runs_dir=tmp_path / "runs", progress=False)
+    monkeypatch.setattr(ship, "SHIPPED_DIR", tmp_path / "shipped")
+    assert main(["ship", str(run_dir), "--side", "team", "--name", "tiny_mix", "--temper", "0.25"]) == 0
+    source, shipped = BeliefModel.load(run_dir / "best" / "belief.npz"), BeliefModel.load(tmp_path / "shipped" / "tiny_mix.npz")
+    for (w0, b0), (w1, b1) in zip(source.layers[:-1], shipped.layers[:-1]):
+        np.testing.assert_array_equal(w0, w1)
+        np.testing.assert_array_equal(b0, b1)
+    np.testing.assert_array_equal(shipped.layers[-1][0], source.layers[-1][0] * np.float32(0.25))
+    np.testing.assert_array_equal(shipped.layers[-1][1], source.layers[-1][1] * np.float32(0.25))
+    assert shipped.meta["tempered"] == 0.25 and (run_dir / "best" / "black_man.npz").is_file()
+    assert sorted(p.name for p in (tmp_path / "shipped").glob("*.npz")) == ["tiny_mix.npz"]
+    card = json.loads((tmp_path / "shipped" / "tiny_mix.json").read_text())
+    assert (card["side"], card["roles"], card["black_man"]) == ("team", ["leader", "member", "investigator"], None)
+    text = (tmp_path / "shipped" / "tiny_mix.md").read_text()
+    assert card["tempered"] == 0.25 and text == render_card(card)
+    assert "- tempered: the learned logits scaled by 0.25 before they refine the hand-set prior" in text
+    assert ("belief iteration against Black Men cycled over the games: the run's own learned Black Man (`self`, "
+            "refitted every generation), `arkham_style_mix`") in text
+    with pytest.raises(ValueError, match=r"--temper scales a learned belief; .* is a policy run"):
+        ship.ship(_fake_ppo_run(tmp_path), "team", "x", temper=0.5)
+    with pytest.raises(ValueError, match=r"temper factor must be in \(0, 1\]"):
+        ship.ship(run_dir, "team", "x", temper=2.0)
+    with pytest.raises(ValueError, match=r"an Arkham belief run ships side both or team, not 'player'"):
+        ship.ship(run_dir, "player", "x")
+
+
+def test_a_card_renders_a_pool_evaluation_with_its_gains():
+    """``--eval`` also takes ``club-envs evaluate --pool`` results: the command restated, each
+    member and side beside the baseline on the same deals, the gain and its paired interval."""
+    pool = {"game": "arkham_decoders_club", "players": 5, "agent": "tiny", "pool": "holdout",
+            "members": ["holdout_greedy"], "games": 1000, "seed": 7, "engine": "reference", "baseline": "heuristic",
+            "rows": [{"opponent": "holdout_greedy", "side": "team", "games": 1000, "win_share": 0.866,
+                      "win_share_95ci": [0.843, 0.886], "engine": "reference", "baseline": "heuristic",
+                      "baseline_win_share": 0.862, "gain": 0.004, "gain_95ci": [-0.023, 0.031]}]}
+    section = render_card({**_card([]), "evaluations": [pool]}).split("## Evaluation", 1)[1].split("## Exploit", 1)[0]
+    assert ("`club-envs evaluate arkham_decoders_club --players 5 --agents tiny --pool holdout --members holdout_greedy "
+            "--baseline heuristic --games 1000 --seed 7 --engine reference`") in section
+    assert "| opponent | side | games | win share | 95% interval | heuristic (same seats, same deals) | gain | paired 95% |" in section
+    assert "| holdout_greedy | team | 1000 | 0.866 | [0.843, 0.886] | 0.862 | +0.004 | [-0.023, +0.031] |" in section
 
 
 def test_an_arkham_self_play_run_ships_both_sides_with_a_card(tmp_path, monkeypatch):

@@ -92,3 +92,16 @@ def test_a_tempered_arkham_belief_moves_the_prior_less():
     near = combine(prior, model.tempered(0.2).logits(x))
     assert (near[:, :2] == 0).all()
     assert (np.abs(near - prior).sum(axis=1) < np.abs(full - prior).sum(axis=1)).all()
+
+
+def test_a_shipped_members_only_belief_loads_tempered_by_name():
+    """``:temper=F`` on Members Only's shipped belief agent: the same agent class on the model x F."""
+    from club_envs.agents import registry
+    from club_envs.games import load_game
+
+    game = load_game("members_only")
+    plain, half = (registry.load(n, game=game) for n in ("members_only_belief", "members_only_belief:temper=0.5"))
+    assert type(plain) is type(half) and half.name == "members_only_belief:temper=0.5"
+    (w, b), (w2, b2) = half.model.layers[-1], plain.model.layers[-1]
+    assert np.array_equal(w, w2 * np.float32(0.5)) and np.array_equal(b, b2 * np.float32(0.5))
+    assert half.model.meta["tempered"] == 0.5 and "tempered" not in plain.model.meta

@@ -23,7 +23,10 @@
 Policy files are read with ``torch.load(weights_only=True)``: loading never runs code from a file.
 A suffix ``:greedy`` (``members_only:greedy``) makes a trained agent always take its most probable
 action, ``:sample`` makes it sample from its action distribution; without one, the policy file's
-own default applies (its model card says which).
+own default applies (its model card says which). A belief agent takes ``:temper=F`` instead
+(``arkham_team_belief:temper=0.5``): its learned logits scaled by ``F`` in (0, 1] at load time, as
+``club-envs ship --temper`` does to a shipped file -- how far to trust the learned belief over the
+hand-set prior, to be measured against opponents it never met.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from club_envs.agents.base import Agent
-from club_envs.agents.belief_file import meta_game, read_meta
+from club_envs.agents.belief_file import BeliefMLP, file_kind, meta_game, read_meta
 from club_envs.agents.policy import PolicyAgent, RoleDispatchAgent
 from club_envs.games import get_spec, spec_of, specs
 
@@ -98,9 +101,15 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
 
         return make_ismcts(game, config if config is not None else game.Config(), flag, seed=seed, load=load,
                            shipped=shipped_names())
+    temper = _temper_option(flag, name) if flag.startswith(TEMPER_OPTION) else None
+    if temper is not None:
+        flag = ""
     if flag not in ("", "greedy", "sample"):
-        raise ValueError(f"unknown agent option {flag!r} in {name!r}; expected ':greedy' or ':sample'")
+        raise ValueError(f"unknown agent option {flag!r} in {name!r}; expected ':greedy', ':sample' "
+                         f"or ':{TEMPER_OPTION}F' (a belief agent, F in (0, 1])")
     deterministic = {"greedy": True, "sample": False}.get(flag)  # None: the policy file's own default
+    if temper is not None and (base in bot_names(game) or base in BOTS):
+        raise ValueError(f"{name!r}: ':{TEMPER_OPTION}F' tempers a learned belief; {base!r} is a built-in bot")
     if base in bot_names(game) or base in BOTS:
         if game is None:
             raise ValueError(f"agent {base!r} is a built-in bot: say which game it plays")
@@ -112,40 +121,60 @@ def load(name: str, game: Any = None, config: Any = None, seed: int | None = Non
         missing = [f for f in set(files.values()) if not (SHIPPED_DIR / f).is_file()]
         if missing:
             raise ValueError(f"shipped agent {base!r} is not installed (missing {', '.join(missing)})")
-        return _from_files({role: SHIPPED_DIR / f for role, f in files.items()}, name, deterministic, seed, game)
+        return _from_files({role: SHIPPED_DIR / f for role, f in files.items()}, name, deterministic, seed, game, temper)
     path = Path(base)
     if path.exists():
-        return _from_path(path, name, deterministic, seed, game)
+        return _from_path(path, name, deterministic, seed, game, temper)
     known = ", ".join([*bot_names(game), SEARCH_BOT, *shipped_names()])
     raise ValueError(f"unknown agent {name!r}; expected one of {known}, a policy file (*.pt) or a run folder")
 
 
 def _from_files(files: dict[str, Path], name: str, deterministic: bool | None, seed: int | None,
-                game: Any = None) -> Agent:
-    """With ``game``, each file is checked against it as it loads (``PolicyFileError`` otherwise)."""
+                game: Any = None, temper: float | None = None) -> Agent:
+    """With ``game``, each file is checked against it as it loads (``PolicyFileError`` otherwise).
+    ``temper`` applies to the belief files among them; one of them must be a belief."""
+    if temper is not None and not any(f.suffix == BELIEF_SUFFIX and file_kind(read_meta(f)) == BeliefMLP.KIND
+                                      for f in files.values()):
+        raise ValueError(f"{name!r}: ':{TEMPER_OPTION}F' tempers a learned belief; {name.split(':')[0]!r} holds none "
+                         "(a policy file or a Black Man's vote values)")
     if set(files) == {"*"}:
         if files["*"].suffix == BELIEF_SUFFIX:
-            return _belief_agent(files["*"], name, deterministic, game)
+            return _belief_agent(files["*"], name, deterministic, game, temper)
         return PolicyAgent.from_file(files["*"], name=name, deterministic=deterministic, seed=seed, game=game)
     loaded: dict[Path, Agent] = {}
     by_role = {}
     for role, f in files.items():
         if f not in loaded and f.suffix == BELIEF_SUFFIX:  # e.g. an Arkham belief file for the team's roles
-            loaded[f] = _belief_agent(f, name, deterministic, game)
+            loaded[f] = _belief_agent(f, name, deterministic, game, temper)
         elif f not in loaded:
             loaded[f] = PolicyAgent.from_file(f, name=name, deterministic=deterministic, seed=seed, game=game)
         by_role[role] = loaded[f]
     return RoleDispatchAgent(by_role, name=name)
 
 
-def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | None, game: Any = None) -> Agent:
+TEMPER_OPTION = "temper="
+
+
+def _temper_option(flag: str, name: str) -> float:
+    """The factor of a ``:temper=F`` option, in (0, 1]; anything else is refused naming the range."""
+    text = flag[len(TEMPER_OPTION):]
+    try:
+        factor = float(text)
+    except ValueError:
+        factor = float("nan")
+    if not 0.0 < factor <= 1.0:
+        raise ValueError(f"{name!r}: ':{TEMPER_OPTION}' takes a factor in (0, 1], not {text!r}")
+    return factor
+
+
+def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | None, game: Any = None,
+               temper: float | None = None) -> Agent:
     if path.is_file() and path.suffix == BELIEF_SUFFIX:
-        return _belief_agent(path, name, deterministic, game)
+        return _from_files({"*": path}, name, deterministic, seed, game, temper)
     if path.is_file():
         roles = _file_roles(path, game)
-        if roles is None:
-            return PolicyAgent.from_file(path, name=name, deterministic=deterministic, seed=seed, game=game)
-        return _from_files({r: path for r in roles}, name, deterministic, seed, game)
+        files = {r: path for r in roles} if roles is not None else {"*": path}
+        return _from_files(files, name, deterministic, seed, game, temper)
     if (path / "best").is_dir():
         path = path / "best"
     if (path / BELIEF_FILE).is_file() and (path / BLACK_MAN_VALUE_FILE).is_file():
@@ -153,11 +182,11 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
         first, last = spec.sides[0], spec.sides[-1]  # the belief plays the first side, the value file the other
         files = {r: path / BELIEF_FILE for r in first.roles or ()}
         files.update({r: path / BLACK_MAN_VALUE_FILE for r in last.roles or ()})
-        return _from_files(files, name, deterministic, seed, game)
+        return _from_files(files, name, deterministic, seed, game, temper)
     if (path / BELIEF_FILE).is_file():
-        return _belief_agent(path / BELIEF_FILE, name, deterministic, game)
+        return _from_files({"*": path / BELIEF_FILE}, name, deterministic, seed, game, temper)
     if (path / "policy.pt").is_file():
-        return PolicyAgent.from_file(path / "policy.pt", name=name, deterministic=deterministic, seed=seed, game=game)
+        return _from_files({"*": path / "policy.pt"}, name, deterministic, seed, game, temper)
     files = {}
     for side in _role_sides(game):
         if (path / side.policy_file).is_file():
@@ -165,13 +194,13 @@ def _from_path(path: Path, name: str, deterministic: bool | None, seed: int | No
     if not files:
         names = sorted({"policy.pt", *(s.policy_file for s in _role_sides(None)), BELIEF_FILE})
         raise ValueError(f"{path} holds no policy file ({', '.join(names)})")
-    return _from_files(files, name, deterministic, seed, game)
+    return _from_files(files, name, deterministic, seed, game, temper)
 
 
-def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any = None) -> Agent:
-    """A belief file's agent, for the game and kind of model its meta names; it decides deterministically."""
-    from club_envs.agents.belief_file import file_kind
-
+def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any = None,
+                  temper: float | None = None) -> Agent:
+    """A belief file's agent, for the game and kind of model its meta names; it decides
+    deterministically. ``temper`` scales a belief's logits (a Black Man's vote values are not one)."""
     meta = read_meta(path)  # read once: its game and kind pick the loader
     file_game = meta_game(meta) or LEGACY_BELIEF_GAME
     try:
@@ -187,7 +216,9 @@ def _belief_agent(path: Path, name: str, deterministic: bool | None, game: Any =
         raise ValueError(f"{name!r}: a belief agent always takes the heuristic's choice; ':sample' does not apply")
     if file_kind(meta) == "black_man_vote_value" and spec.has_hook("black_man_agent"):
         return spec.hook("black_man_agent").from_file(path, name=name)
-    return spec.hook("belief_agent").from_file(path, name=name)
+    agent_class = spec.hook("belief_agent")
+    agent = agent_class.from_file(path, name=name)
+    return agent if temper is None else agent_class(agent.model.tempered(temper), name=name)
 
 
 def _role_sides(game: Any) -> list:

@@ -154,6 +154,36 @@ def test_a_belief_file_round_trips_and_plays_by_name(tmp_path):
         registry.load(f"{path}:sample", game=game)
 
 
+def test_a_belief_agent_loads_tempered_by_name_and_plays_as_the_tempered_file(tmp_path):
+    """``NAME:temper=F`` plays exactly as the file tempered by F (the belief's logits x F), for a file,
+    a folder or a shipped name; an untempered load is unchanged; policies, bots and factors outside
+    (0, 1] are refused with the option's range."""
+    model = random_model(5)
+    path = model.save(tmp_path / "belief.npz")
+    model.tempered(0.1).save(tmp_path / "tenth" / "belief.npz")
+    game, config = load_game("arkham_decoders"), Config(num_players=5)
+
+    def moves(name):
+        agent = registry.load(name, game=game, config=config)
+        return [play_match(config, lambda seat, role: HeuristicAgent() if role == "black_man" else agent,
+                           seed=seed)["events"] for seed in range(6)]
+
+    tempered = moves(str(tmp_path / "tenth" / "belief.npz"))
+    assert moves(f"{path}:temper=0.1") == moves(f"{tmp_path}:temper=0.1") == tempered
+    assert moves(f"{path}:temper=1") == moves(str(path)) != tempered  # the factor changed the game
+    agent = registry.load("arkham_team_belief:temper=0.5", game=game, config=config)
+    shipped = registry.load("arkham_team_belief", game=game, config=config)
+    (w, b), (w2, b2) = agent.by_role["leader"].model.layers[-1], shipped.by_role["leader"].model.layers[-1]
+    assert np.array_equal(w, w2 * np.float32(0.5)) and np.array_equal(b, b2 * np.float32(0.5))
+    for name, message in ((f"{path}:temper=0", r"takes a factor in \(0, 1\], not '0'"),
+                          (f"{path}:temper=half", r"takes a factor in \(0, 1\], not 'half'"),
+                          ("heuristic:temper=0.5", "'heuristic' is a built-in bot"),
+                          ("arkham_neural_team:temper=0.5", "'arkham_neural_team' holds none"),
+                          (f"{path}:hot", r"expected ':greedy', ':sample' or ':temper=F'")):
+        with pytest.raises(ValueError, match=message):
+            registry.load(name, game=game, config=config)
+
+
 def test_members_only_belief_files_still_load_as_members_only_agents(tmp_path):
     from club_envs.members_only.belief_agent import BeliefAgent as MembersOnlyBeliefAgent
     from club_envs.members_only.belief_model import BeliefModel as MembersOnlyBeliefModel

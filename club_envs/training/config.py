@@ -63,6 +63,30 @@ def bots_table() -> dict[str, tuple[str, ...]]:
             for spec in specs()}
 
 
+def check_imitated(config: dict, source: str, sides: list[str]) -> None:
+    """``pretrain.imitate`` names a bot of the game or a shipped agent that plays every role of the
+    sides that imitate (``sides``): a team belief agent can teach the team, not the Black Man."""
+    from club_envs.agents.registry import SHIPPED
+    from club_envs.agents.registry import load as load_agent
+    from club_envs.training import games
+
+    game_name, name = config["game"]["name"], config["pretrain"]["imitate"]
+    bots = bots_table()[game_name]
+    if name in bots:
+        return
+    shipped = [n for n, (record_name, _) in SHIPPED.items() if record_name == get_spec(game_name).record_name]
+    if name not in shipped:
+        raise ConfigFileError(f"{source}: pretrain.imitate: {name!r} is neither a bot of {game_name} nor an agent "
+                              f"shipped for it; allowed values: {', '.join([*bots, *shipped])}")
+    plays = getattr(load_agent(name, game=games.game_module(game_name)), "by_role", None)
+    for side in sides:
+        missing = [r for r in games.side_roles(game_name, side) or () if plays is not None and r not in plays]
+        if missing:
+            raise ConfigFileError(f"{source}: pretrain.imitate: {name!r} does not play {', '.join(missing)} (side "
+                                  f"{side} imitates it); start that side with pretrain.from_policy, or imitate a bot: "
+                                  f"{', '.join(bots)}")
+
+
 def bot_names() -> tuple[str, ...]:
     return tuple(dict.fromkeys(b for bots in bots_table().values() for b in bots))
 
@@ -223,7 +247,8 @@ def selfplay_schema() -> dict[str, Any]:
                 "pretrain": section(
                     {
                         "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
-                        "imitate": {"enum": ["heuristic", "random"]},
+                        # a bot of the game, or a shipped agent that plays the imitating sides' roles
+                        "imitate": {"type": "string", "minLength": 1, "maxLength": 1000},
                         "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
                         "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                         "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
@@ -610,6 +635,8 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} needs batched environments "
                               "(envs.batched: true, envs.subprocess: false); allowed values with these settings: 1")
     allowed_bots = bots_table()[config["game"]["name"]]
+    if config["pretrain"]["games"] > 0:
+        check_imitated(config, source, [side for side in sides if side not in start])
     for key, names in (("selfplay.bots", config["selfplay"]["bots"]), ("evaluation.opponents", config["evaluation"]["opponents"])):
         for name in names:
             if name not in allowed_bots:

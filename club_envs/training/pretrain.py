@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from club_envs.agents.features import get as get_features
+from club_envs.games import get_spec
 from club_envs.training import games
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import GameSettings, PretrainSettings
@@ -47,14 +48,19 @@ class Recorder:
         return action
 
 
+OTHER_SIDE = "heuristic"  # the other side's seats when a trained agent is imitated
+
+
 def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_games: int,
             seed: int, report: Reporter | None = None) -> tuple[np.ndarray, ...]:
     """(observations, masks, actions, outcomes) of the side's seats over ``n_games`` games of the
-    bot ``bot``; the observations carry the policy's extra inputs ``features``."""
+    bot ``bot``; the observations carry the policy's extra inputs ``features``. A bot plays every
+    seat; a trained agent (a shipped name) plays the side's seats and :data:`OTHER_SIDE` the rest,
+    since it need not play the other side's roles."""
     from club_envs.agents.registry import load as load_agent
 
     game = games.game_module(game_settings.name)
-    roles = games.side_roles(game_settings.name, side)
+    roles, spec = games.side_roles(game_settings.name, side), get_spec(game_settings.name)
     extra = get_features(features)
     counts = game_settings.num_players
     obs, masks, actions, outcomes = [], [], [], []
@@ -65,8 +71,10 @@ def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_g
         sink: list = []
 
         def make(seat, role=None, config=config, sink=sink, g=g):
-            inner = load_agent(bot, game=game, config=config, seed=seed * 100_003 + g * 11 + seat)
-            return Recorder(inner, sink, record=roles is None or role in roles, features=extra)
+            mine = roles is None or role in roles
+            inner = load_agent(bot if mine or bot in spec.bots else OTHER_SIDE, game=game, config=config,
+                               seed=seed * 100_003 + g * 11 + seat)
+            return Recorder(inner, sink, record=mine, features=extra)
 
         players = [make(s) for s in range(n)] if roles is None else make
         record = game.play_match(config, players, seed=seed * 1_000_003 + g)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
@@ -26,6 +27,44 @@ def test_collected_decisions_are_legal_and_only_from_the_sides_roles():
     assert set(np.unique(outcomes)) <= {-1.0, 1.0}
     # the Black Man only votes: agree (25) or oppose (26)
     assert set(np.unique(actions)) <= {25, 26}
+
+
+def test_a_shipped_agent_is_imitated_on_its_sides_seats_and_the_heuristic_plays_the_rest(monkeypatch):
+    """``pretrain.imitate: arkham_team_belief`` records the team's decisions as that agent takes them
+    (it plays the team's seats; the heuristic Black Man the other), the same deals as the heuristic's
+    games, and departs from the heuristic team somewhere; a config naming an agent that cannot play
+    an imitating side, or no agent at all, is refused with the allowed values."""
+    from club_envs.agents import registry
+    from club_envs.training import pretrain
+
+    cfg = arkham_cfg(10)
+    loaded = []
+    real = registry.load
+
+    def spy(name, **kwargs):
+        loaded.append(name)
+        return real(name, **kwargs)
+
+    monkeypatch.setattr(registry, "load", spy)
+    taught = collect(cfg.game, "team", "arkham_team_belief", cfg.network.features, 6, seed=1)
+    assert set(loaded) == {"arkham_team_belief", pretrain.OTHER_SIDE}
+    assert loaded.count(pretrain.OTHER_SIDE) == 6  # one Black Man a game
+    plain = collect(cfg.game, "team", "heuristic", cfg.network.features, 6, seed=1)
+    masks, actions = taught[1], taught[2]
+    assert masks[np.arange(len(actions)), actions].all()
+    first = min(len(actions), len(plain[2]))
+    assert np.array_equal(taught[0][0], plain[0][0])  # the same first deal
+    assert not np.array_equal(actions[:first], plain[2][:first])  # the belief team decides otherwise somewhere
+    base = {"game": {"name": "arkham_decoders", "num_players": [5]}, "network": {"hidden": [8]}}
+    ok = configs.from_mapping({**base, "pretrain": {"games": 4, "imitate": "arkham_team_belief",
+                                                    "from_policy": {"black_man": "arkham_neural_black_man"}}})
+    assert ok.pretrain.imitate == "arkham_team_belief"
+    for pretrain_section, message in (
+            ({"games": 4, "imitate": "arkham_team_belief"}, "'arkham_team_belief' does not play black_man"),
+            ({"games": 4, "imitate": "nobody"}, "neither a bot of arkham_decoders nor an agent shipped for it; "
+                                                "allowed values: heuristic, random")):
+        with pytest.raises(configs.ConfigFileError, match=message):
+            configs.from_mapping({**base, "pretrain": pretrain_section})
 
 
 def test_imitation_makes_the_learner_agree_with_the_bot():

@@ -68,22 +68,21 @@ def check_imitated(config: dict, source: str, sides: list[str]) -> None:
     sides that imitate (``sides``): a team belief agent can teach the team, not the Black Man."""
     from club_envs.agents.registry import SHIPPED
     from club_envs.agents.registry import load as load_agent
-    from club_envs.training import games
 
     game_name, name = config["game"]["name"], config["pretrain"]["imitate"]
-    bots = bots_table()[game_name]
+    bots, spec = bots_table()[game_name], get_spec(game_name)
     if name in bots:
         return
-    shipped = [n for n, (record_name, _) in SHIPPED.items() if record_name == get_spec(game_name).record_name]
+    shipped = [n for n, (record_name, _) in SHIPPED.items() if record_name == spec.record_name]
     if name not in shipped:
         raise ConfigFileError(f"{source}: pretrain.imitate: {name!r} is neither a bot of {game_name} nor an agent "
                               f"shipped for it; allowed values: {', '.join([*bots, *shipped])}")
-    plays = getattr(load_agent(name, game=games.game_module(game_name)), "by_role", None)
-    for side in sides:
-        missing = [r for r in games.side_roles(game_name, side) or () if plays is not None and r not in plays]
+    plays = getattr(load_agent(name), "by_role", None)
+    for side in (s for s in spec.sides if s.name in sides):
+        missing = [r for r in side.roles or () if plays is not None and r not in plays]
         if missing:
             raise ConfigFileError(f"{source}: pretrain.imitate: {name!r} does not play {', '.join(missing)} (side "
-                                  f"{side} imitates it); start that side with pretrain.from_policy, or imitate a bot: "
+                                  f"{side.name} imitates it); start that side with pretrain.from_policy, or imitate a bot: "
                                   f"{', '.join(bots)}")
 
 

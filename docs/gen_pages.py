@@ -86,7 +86,7 @@ CONFIG_MEANINGS: dict[str, str] = {
     "selfplay.bot_share": "the bots' joint share of the opponent draws",
     "selfplay.phase_steps": "Arkham: steps one side learns before the other side's turn",
     "pretrain.games": "warm start: bot games to imitate before self-play (0: no warm start)",
-    "pretrain.imitate": "whose decisions are imitated: a bot of the game, or a shipped agent that plays the imitating sides' roles (the other side's seats are then the heuristic)",
+    "pretrain.imitate": "whose decisions are imitated: a bot of the game, or a shipped agent that plays the imitating sides' roles (the other side's seats are then the heuristic); or a mapping side -> such a name (sides not named imitate the heuristic)",
     "pretrain.epochs": "passes over the imitation data",
     "pretrain.learning_rate": "step size of the imitation fit",
     "pretrain.critic_steps": "after the warm start, environment steps in which PPO trains the critic alone "

@@ -90,8 +90,8 @@ def test_win_sharing_is_the_games_own_rule():
 
 
 def test_feature_names_come_from_the_specs():
-    assert features.NAMES == ("none", "arkham_heuristic", "members_only_belief_inputs", "members_only_beliefs",
-                              "members_only_heuristic")
+    assert features.NAMES == ("none", "arkham_belief_inputs", "arkham_heuristic", "members_only_belief_inputs",
+                              "members_only_beliefs", "members_only_heuristic")
     for spec in SPECS.values():
         for name in spec.feature_names:
             assert features.get(name).game == spec.name

@@ -36,6 +36,7 @@ every seat.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -338,7 +339,38 @@ def _heuristic_action(view: View, legal: list[int], reading: _Reading) -> int:
     return _BOT.act_on(view, legal, reading.p_true)
 
 
-__all__ = ["HEURISTIC_SIZE", "LAYOUT", "heuristic_inputs", "public_true_book", "slices", "vote_outcome"]
+# ``arkham_belief_inputs``: the ``arkham_heuristic`` inputs, then a learned belief's posterior over
+# (egocentric advisor x book) and its P(true book): the reading of the votes that holds against
+# Black Men of every style measured (the `arkham_team_belief` agent decides on it), given to the
+# network to use as it learns to. The model is a frozen copy of `arkham_team_belief`'s, kept beside
+# this module, so that a policy trained on these inputs always reads the same numbers.
+BELIEF_MODEL_FILE = Path(__file__).with_name("belief_inputs.npz")
+LEARNED_BELIEF_SIZE = 2 * NUM_BOOKS + NUM_BOOKS
+LEARNED_SIZE = HEURISTIC_SIZE + LEARNED_BELIEF_SIZE
+
+
+@functools.lru_cache(maxsize=1)
+def belief_model():
+    """The frozen belief model the ``arkham_belief_inputs`` read (loaded once)."""
+    from club_envs.arkham_decoders.belief_model import BeliefModel
+
+    return BeliefModel.load(BELIEF_MODEL_FILE)
+
+
+def learned_belief(posterior: np.ndarray) -> np.ndarray:
+    """``(B, 12)`` float32: each row's posterior ``(2, 4)`` flattened, then its P(true book)."""
+    posterior = np.asarray(posterior, dtype=np.float64).reshape(len(posterior), 2, NUM_BOOKS)
+    return np.concatenate([posterior.reshape(len(posterior), -1), posterior.sum(axis=1)], axis=1).astype(np.float32)
+
+
+def learned_inputs(observation: np.ndarray, view: View, mask: np.ndarray) -> np.ndarray:
+    """The observation, the ``arkham_heuristic`` inputs, then the frozen learned belief's posterior."""
+    posterior = belief_model().predict(np.asarray(observation, np.float32)[None], [view])
+    return np.concatenate([heuristic_inputs(observation, view, mask), learned_belief(posterior)[0]])
+
+
+__all__ = ["HEURISTIC_SIZE", "LAYOUT", "LEARNED_SIZE", "heuristic_inputs", "learned_belief", "learned_inputs",
+           "public_true_book", "slices", "vote_outcome"]
 
 # The inputs as :func:`club_envs.agents.features.get` serves them (this game spec's ``features:`` hook);
 # the observation is the same size at every table (seats are padded to MAX_SEATS).
@@ -347,3 +379,6 @@ __all__ = ["HEURISTIC_SIZE", "LAYOUT", "heuristic_inputs", "public_true_book", "
 HEURISTIC_INPUTS = {"obs_size": Observer(Config(num_players=5)).size, "extra": HEURISTIC_SIZE,
                     "transform": heuristic_inputs,
                     "from_state": "club_envs.arkham_decoders.vector_features:heuristic_inputs_rows"}
+LEARNED_INPUTS = {"obs_size": Observer(Config(num_players=5)).size, "extra": LEARNED_SIZE,
+                  "transform": learned_inputs,
+                  "from_state": "club_envs.arkham_decoders.vector_belief:learned_inputs_rows"}

@@ -30,6 +30,7 @@ SPEC = GameSpec(
         "vector_privileged": ".vector_privileged",
         "black_man_agent": ".vote_value:BlackManAgent",
         "features:arkham_heuristic": ".features:HEURISTIC_INPUTS",
+        "features:arkham_belief_inputs": ".features:LEARNED_INPUTS",
         "presenter": "club_envs.play.arkham_decoders:ArkhamPresenter",
         "web_table": "club_envs.web.tables:arkham_table",
     },

@@ -585,7 +585,21 @@ class BatchedBlackManAgent:
         return int(self.reference.act(decision))
 
 
+def learned_inputs_rows(observations: np.ndarray, masks: np.ndarray, state: GameRows) -> np.ndarray:
+    """``(K, obs + 94 + 12)`` ``float32``: the ``arkham_belief_inputs`` of each row on the batched
+    engine -- the observation and ``arkham_heuristic`` inputs (compiled), then the frozen belief's
+    posterior from :func:`belief_inputs` and the same forward pass as the one-game model's."""
+    from club_envs.arkham_decoders.features import belief_model, learned_belief
+    from club_envs.arkham_decoders.vector_features import heuristic_inputs_rows
+
+    observations = np.asarray(observations, np.float32)
+    x, prior = belief_inputs(state.games, state.rows, state.seats, observations)
+    logits, _ = forward(belief_model().layers, x)
+    return np.concatenate([heuristic_inputs_rows(observations, masks, state), learned_belief(combine(prior, logits))],
+                          axis=1)
+
+
 __all__ = [
     "FORWARD_ULPS", "BatchedBeliefAgent", "BatchedBlackManAgent", "BlackManDecisions", "TeamDecisions",
-    "belief_inputs", "vote_inputs",
+    "belief_inputs", "learned_inputs_rows", "vote_inputs",
 ]

@@ -35,7 +35,7 @@ from club_envs.games import get_spec, specs
 from club_envs.members_only import styles as members_only_styles
 from club_envs.limits import brief, count_nodes, one_line
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
-from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
+from club_envs.training.settings import (CRITICS, DEFAULT_TEACHER, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings,
@@ -63,27 +63,39 @@ def bots_table() -> dict[str, tuple[str, ...]]:
             for spec in specs()}
 
 
+def _teachers(imitate: Any) -> str | dict[str, str]:
+    return imitate if isinstance(imitate, str) else dict(imitate)
+
+
 def check_imitated(config: dict, source: str, sides: list[str]) -> None:
-    """``pretrain.imitate`` names a bot of the game or a shipped agent that plays every role of the
-    sides that imitate (``sides``): a team belief agent can teach the team, not the Black Man."""
+    """``pretrain.imitate`` names, for every side that imitates (``sides``), a bot of the game or a
+    shipped agent that plays every role of that side: a team belief agent can teach the team, not
+    the Black Man. A mapping names sides of the game only."""
     from club_envs.agents.registry import SHIPPED
     from club_envs.agents.registry import load as load_agent
 
-    game_name, name = config["game"]["name"], config["pretrain"]["imitate"]
+    game_name, imitate = config["game"]["name"], config["pretrain"]["imitate"]
     bots, spec = bots_table()[game_name], get_spec(game_name)
-    if name in bots:
-        return
+    if isinstance(imitate, Mapping):
+        for side in imitate:
+            if side not in spec.side_names:
+                raise ConfigFileError(f"{source}: pretrain.imitate: {side!r} is not a side of {game_name}; "
+                                      f"allowed values: {', '.join(spec.side_names)}")
     shipped = [n for n, (record_name, _) in SHIPPED.items() if record_name == spec.record_name]
-    if name not in shipped:
-        raise ConfigFileError(f"{source}: pretrain.imitate: {name!r} is neither a bot of {game_name} nor an agent "
-                              f"shipped for it; allowed values: {', '.join([*bots, *shipped])}")
-    plays = getattr(load_agent(name), "by_role", None)
     for side in (s for s in spec.sides if s.name in sides):
+        name = imitate if isinstance(imitate, str) else imitate.get(side.name, DEFAULT_TEACHER)
+        key = "pretrain.imitate" + ("" if isinstance(imitate, str) else f".{side.name}")
+        if name in bots:
+            continue
+        if name not in shipped:
+            raise ConfigFileError(f"{source}: {key}: {name!r} is neither a bot of {game_name} nor an agent "
+                                  f"shipped for it; allowed values: {', '.join([*bots, *shipped])}")
+        plays = getattr(load_agent(name), "by_role", None)
         missing = [r for r in side.roles or () if plays is not None and r not in plays]
         if missing:
-            raise ConfigFileError(f"{source}: pretrain.imitate: {name!r} does not play {', '.join(missing)} (side "
-                                  f"{side.name} imitates it); start that side with pretrain.from_policy, or imitate a bot: "
-                                  f"{', '.join(bots)}")
+            raise ConfigFileError(f"{source}: {key}: {name!r} does not play {', '.join(missing)} (side "
+                                  f"{side.name} imitates it); name a teacher per side, start that side with "
+                                  f"pretrain.from_policy, or imitate a bot: {', '.join(bots)}")
 
 
 def bot_names() -> tuple[str, ...]:
@@ -246,8 +258,11 @@ def selfplay_schema() -> dict[str, Any]:
                 "pretrain": section(
                     {
                         "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
-                        # a bot of the game, or a shipped agent that plays the imitating sides' roles
-                        "imitate": {"type": "string", "minLength": 1, "maxLength": 1000},
+                        # a bot of the game, or a shipped agent that plays the imitating sides' roles;
+                        # or side -> such a name (sides not named imitate the heuristic)
+                        "imitate": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": 1000},
+                                              {"type": "object", "additionalProperties":
+                                               {"type": "string", "minLength": 1, "maxLength": 1000}}]},
                         "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
                         "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                         "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
@@ -714,7 +729,8 @@ def _selfplay_sections(resolved: dict[str, Any]) -> dict[str, Any]:
         "network": NetworkSettings(tuple(network["hidden"]), network["activation"], network["features"]),
         "envs": EnvSettings(**resolved["envs"]),
         "selfplay": SelfPlaySettings(**{**sp, "bots": tuple(sp["bots"])}),
-        "pretrain": PretrainSettings(**{**resolved["pretrain"], "from_policy": dict(resolved["pretrain"]["from_policy"])}),
+        "pretrain": PretrainSettings(**{**resolved["pretrain"], "from_policy": dict(resolved["pretrain"]["from_policy"]),
+                                        "imitate": _teachers(resolved["pretrain"]["imitate"])}),
         "evaluation": EvaluationSettings(**{**ev, "opponents": tuple(ev["opponents"])}),
         "checkpoint_every": resolved["checkpoint"]["every"],
         "total_steps": resolved["budget"]["total_steps"],

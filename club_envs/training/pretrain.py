@@ -95,12 +95,13 @@ def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, feature
     """Collect the bot's games and fit ``model``'s policy to them; returns the final figures.
     ``log`` gets a line per finished part, ``report`` shows the bars of the games and the epochs."""
     t0 = time.perf_counter()
-    obs, masks, actions, outcomes = collect(game, side, pre.imitate, features, pre.games, seed, report)
+    teacher = pre.teacher(side)
+    obs, masks, actions, outcomes = collect(game, side, teacher, features, pre.games, seed, report)
     # With a critic warm-up to follow (warm_up_critic), the critic is left alone here: final
     # outcomes of +-1 are not the discounted returns of the configured reward that PPO computes.
     critic_weight = 0.0 if pre.critic_steps > 0 else 0.5
     seconds = time.perf_counter() - t0
-    log(f"pretrain {side}: {len(actions)} decisions from {pre.games} {pre.imitate} games "
+    log(f"pretrain {side}: {len(actions)} decisions from {pre.games} {teacher} games "
         f"in {seconds:.0f}s ({pre.games / max(seconds, 1e-9):.3g} games/s)")
     policy = model.policy
     hidden = int(model.observation_space.shape[0]) - obs.shape[1]

@@ -88,17 +88,24 @@ class SelfPlaySettings:
     phase_steps: int
 
 
+DEFAULT_TEACHER = "heuristic"  # whom a side imitates when pretrain.imitate does not name it
+
+
 @dataclass(frozen=True)
 class PretrainSettings:
     """The ``pretrain`` section: the warm start by imitating a bot (``games: 0``: none), or from a
     trained policy per side (``from_policy``: :mod:`club_envs.training.start_policy`)."""
 
     games: int
-    imitate: str
+    imitate: str | dict[str, str]  # one teacher for every imitating side, or side -> teacher
     epochs: int
     learning_rate: float
     critic_steps: int
     from_policy: dict[str, str] = field(default_factory=dict)  # side -> shipped agent or policy file
+
+    def teacher(self, side: str) -> str:
+        """Whom ``side`` imitates: the one teacher, or the side's entry (the heuristic if it has none)."""
+        return self.imitate if isinstance(self.imitate, str) else self.imitate.get(side, DEFAULT_TEACHER)
 
 
 @dataclass(frozen=True)

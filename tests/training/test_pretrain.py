@@ -32,8 +32,9 @@ def test_collected_decisions_are_legal_and_only_from_the_sides_roles():
 def test_a_shipped_agent_is_imitated_on_its_sides_seats_and_the_heuristic_plays_the_rest(monkeypatch):
     """``pretrain.imitate: arkham_team_belief`` records the team's decisions as that agent takes them
     (it plays the team's seats; the heuristic Black Man the other), the same deals as the heuristic's
-    games, and departs from the heuristic team somewhere; a config naming an agent that cannot play
-    an imitating side, or no agent at all, is refused with the allowed values."""
+    games, and departs from the heuristic team somewhere; a teacher may be named per side (the
+    others imitate the heuristic); a config naming an agent that cannot play an imitating side, a
+    side the game does not have, or no agent at all, is refused with the allowed values."""
     from club_envs.agents import registry
     from club_envs.training import pretrain
 
@@ -59,8 +60,15 @@ def test_a_shipped_agent_is_imitated_on_its_sides_seats_and_the_heuristic_plays_
     ok = configs.from_mapping({**base, "pretrain": {"games": 4, "imitate": "arkham_team_belief",
                                                     "from_policy": {"black_man": "arkham_neural_black_man"}}})
     assert ok.pretrain.imitate == "arkham_team_belief"
+    per_side = configs.from_mapping({**base, "pretrain": {"games": 4, "imitate": {"team": "arkham_team_belief"}}})
+    assert (per_side.pretrain.teacher("team"), per_side.pretrain.teacher("black_man")) == ("arkham_team_belief", "heuristic")
+    assert ok.pretrain.teacher("team") == "arkham_team_belief"
     for pretrain_section, message in (
             ({"games": 4, "imitate": "arkham_team_belief"}, "'arkham_team_belief' does not play black_man"),
+            ({"games": 4, "imitate": {"black_man": "arkham_team_belief"}},
+             r"pretrain.imitate.black_man: 'arkham_team_belief' does not play black_man"),
+            ({"games": 4, "imitate": {"dealer": "heuristic"}}, "'dealer' is not a side of arkham_decoders; "
+                                                               "allowed values: team, black_man"),
             ({"games": 4, "imitate": "nobody"}, "neither a bot of arkham_decoders nor an agent shipped for it; "
                                                 "allowed values: heuristic, random")):
         with pytest.raises(configs.ConfigFileError, match=message):

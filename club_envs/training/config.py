@@ -35,12 +35,12 @@ from club_envs.games import get_spec, specs
 from club_envs.members_only import styles as members_only_styles
 from club_envs.limits import brief, count_nodes, one_line
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
-from club_envs.training.settings import (CRITICS, DEFAULT_TEACHER, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
+from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
                                          PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
                                          SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings,
                                          LeagueSettings, DmcSettings, ExploiterSettings, AnchorSettings,
-                                         ImitationSettings, START_FROM_POLICY, TrainingConfig,
+                                         ImitationSettings, START_FROM_POLICY, TrainingConfig, teacher_of,
                                          WARM_STARTS)
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
@@ -83,7 +83,7 @@ def check_imitated(config: dict, source: str, sides: list[str]) -> None:
                                       f"allowed values: {', '.join(spec.side_names)}")
     shipped = [n for n, (record_name, _) in SHIPPED.items() if record_name == spec.record_name]
     for side in (s for s in spec.sides if s.name in sides):
-        name = imitate if isinstance(imitate, str) else imitate.get(side.name, DEFAULT_TEACHER)
+        name = teacher_of(imitate, side.name)
         key = "pretrain.imitate" + ("" if isinstance(imitate, str) else f".{side.name}")
         if name in bots:
             continue

@@ -91,6 +91,12 @@ class SelfPlaySettings:
 DEFAULT_TEACHER = "heuristic"  # whom a side imitates when pretrain.imitate does not name it
 
 
+def teacher_of(imitate: str | Mapping[str, str], side: str) -> str:
+    """Whom ``side`` imitates under ``pretrain.imitate``: the one teacher, or the side's entry (the
+    heuristic if it has none). Read by the config check before the settings exist, and by them."""
+    return imitate if isinstance(imitate, str) else imitate.get(side, DEFAULT_TEACHER)
+
+
 @dataclass(frozen=True)
 class PretrainSettings:
     """The ``pretrain`` section: the warm start by imitating a bot (``games: 0``: none), or from a
@@ -105,7 +111,7 @@ class PretrainSettings:
 
     def teacher(self, side: str) -> str:
         """Whom ``side`` imitates: the one teacher, or the side's entry (the heuristic if it has none)."""
-        return self.imitate if isinstance(self.imitate, str) else self.imitate.get(side, DEFAULT_TEACHER)
+        return teacher_of(self.imitate, side)
 
 
 @dataclass(frozen=True)

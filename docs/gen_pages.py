@@ -92,9 +92,18 @@ CONFIG_MEANINGS: dict[str, str] = {
     "pretrain.critic_steps": "after the warm start, environment steps in which PPO trains the critic alone "
     "(the actor frozen) on the imitated policy's own returns, so the first updates do not undo the imitation; "
     "0: off (the imitation fit then also fits the critic to the bot games' outcomes)",
+    "pretrain.batch_size": "minibatch of the imitation fit",
+    "pretrain.lr_decay": "the imitation fit's learning rate is multiplied by this after every epoch (1: constant)",
+    "pretrain.validation_share": "share of the imitation games (whole games) kept out of the fit; after every epoch the "
+    "copy's agreement with the teacher on them is logged (`pretrain/validation_agreement`); 0: none",
     "pretrain.from_policy": "side -> a shipped network agent or a policy file the side's learner starts as (its actor "
     "copied; the config's network must match it; `critic_steps` fits the critic first; the other sides imitate "
     "when `pretrain.games` > 0); empty: none",
+    "anchor.coef": "weight of KL(policy || start) in the PPO loss, the start being the policy the side began self-play as "
+    "(the imitated copy or `pretrain.from_policy`; kept in the run's `anchor/`); it rides on the entropy term, so "
+    "`algorithm.ent_coef` must be > 0; 0: off ([Training](training.md#a-pull-towards-the-start-anchor))",
+    "anchor.anneal_steps": "the weight falls linearly to 0 over these many of the side's steps; 0: it stays `coef`",
+    "anchor.sides": "the sides pulled (each needs a start: imitation or `pretrain.from_policy`); empty: every side",
     "evaluation.every": "steps between evaluations, at every configured player count; the best is exported to `best/`",
     "evaluation.games": "games per evaluation and opponent (0: no evaluation)",
     "evaluation.opponents": "bots the learner is evaluated against",

@@ -37,7 +37,7 @@ from club_envs.limits import brief, count_nodes, one_line
 from club_envs.training.rllib_backend.options import BACKENDS, LOCAL, RLLIB_DEFAULTS, RLLIB_SCHEMA
 from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettings, ArkhamBeliefConfig, BeliefConfig, EnvSettings,
                                          EvaluationSettings, ExploitSettings, GameSettings, NetworkSettings,
-                                         PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig,
+                                         PretrainSettings, RllibConfig, RllibSettings, SelfPlayConfig, StartAnchorSettings,
                                          SelfPlaySettings, TableDmcConfig, TablePpoConfig, TablePpoSettings,
                                          LeagueSettings, DmcSettings, ExploiterSettings, AnchorSettings,
                                          ImitationSettings, START_FROM_POLICY, TrainingConfig, teacher_of,
@@ -133,7 +133,8 @@ DEFAULTS: dict[str, Any] = {
         "phase_steps": 50_000,
     },
     "pretrain": {"games": 0, "imitate": "heuristic", "epochs": 5, "learning_rate": 1.0e-3, "critic_steps": 0,
-                 "from_policy": {}},
+                 "from_policy": {}, "batch_size": 512, "lr_decay": 1.0, "validation_share": 0.0},
+    "anchor": {"coef": 0.0, "anneal_steps": 0, "sides": []},
     "evaluation": {"every": 50_000, "games": 200, "opponents": ["heuristic"], "greedy": True},
     "checkpoint": {"every": 50_000},
     "budget": {"total_steps": 1_000_000},
@@ -266,9 +267,21 @@ def selfplay_schema() -> dict[str, Any]:
                         "epochs": {"type": "integer", "minimum": 1, "maximum": 1000},
                         "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                         "critic_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+                        "batch_size": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+                        "lr_decay": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                        # games kept out of the fit (whole games: decisions of one game are alike)
+                        "validation_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
                         # side -> a shipped agent or a policy file the side's learner starts as
                         "from_policy": {"type": "object",
                                         "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 1000}},
+                    }
+                ),
+                # a KL pull towards the policy each side started as (club_envs.training.anchor)
+                "anchor": section(
+                    {
+                        "coef": {"type": "number", "minimum": 0, "maximum": 100},
+                        "anneal_steps": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
+                        "sides": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
                     }
                 ),
                 "evaluation": section(
@@ -642,6 +655,7 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
         raise ConfigFileError(f"{source}: pretrain.critic_steps: 0 leaves a privileged critic unfitted (a policy file "
                               "holds the actor only); allowed values with algorithm.critic: privileged and "
                               "pretrain.from_policy: 1 or more")
+    check_anchor(config, source, sides, start)
     if envs["workers"] > envs["n_envs"]:
         raise ConfigFileError(f"{source}: envs.workers: {envs['workers']} is more than envs.n_envs "
                               f"({envs['n_envs']}); allowed values: 1..{envs['n_envs']}")
@@ -666,6 +680,32 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
                               "(its modules read the observation only); allowed values: none")
     if isinstance(config["game"]["num_players"], int):
         config["game"]["num_players"] = [config["game"]["num_players"]]
+
+
+def check_anchor(config: dict[str, Any], source: str, sides: Sequence[str], start: Mapping[str, str]) -> None:
+    """``anchor``: its sides are the game's (empty: every side), each has a start to be pulled
+    towards (imitation or ``pretrain.from_policy``), the pull has an entropy term to ride on, and
+    the backend is stable-baselines3. Fills in the sides."""
+    anchor, algo = config["anchor"], config["algorithm"]
+    for side in anchor["sides"]:
+        if side not in sides:
+            raise ConfigFileError(f"{source}: anchor.sides: {side!r} is not a side of {config['game']['name']}; "
+                                  f"allowed values: {', '.join(sides)}")
+    if anchor["coef"] == 0:
+        return
+    if config.get("backend", "sb3") != "sb3":
+        raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} belongs to the stable-baselines3 backend; "
+                              "allowed values with backend rllib: 0")
+    if algo["ent_coef"] <= 0:
+        raise ConfigFileError(f"{source}: anchor.coef: {anchor['coef']} needs algorithm.ent_coef > 0 (the pull enters "
+                              "stable-baselines3's loss through its entropy term); allowed values with "
+                              f"ent_coef {algo['ent_coef']}: 0")
+    for side in anchor["sides"] or sides:
+        if config["pretrain"]["games"] == 0 and side not in start:
+            raise ConfigFileError(f"{source}: anchor.sides: {side!r} has no start to be pulled towards (pretrain.games 0 "
+                                  "and not in pretrain.from_policy); allowed values: the sides that imitate or start "
+                                  f"from a policy: {', '.join(start) or 'none'}")
+    anchor["sides"] = list(anchor["sides"] or sides)
 
 
 def read_yaml(path: str | Path) -> Any:
@@ -736,13 +776,15 @@ def _selfplay_sections(resolved: dict[str, Any]) -> dict[str, Any]:
         "total_steps": resolved["budget"]["total_steps"],
         "seed": resolved["seed"],
         "raw": resolved,
+        "anchor": StartAnchorSettings(float(resolved["anchor"]["coef"]), resolved["anchor"]["anneal_steps"],
+                                      tuple(resolved["anchor"]["sides"])),
     }
 
 
 # settings of the stable-baselines3 backend that have no counterpart on RLlib (the ``rllib`` block
 # says how to sample; the league is the learners' own snapshots; both Arkham sides learn at once)
 SB3_ONLY = (("envs",), ("algorithm", "n_steps"), ("selfplay", "scheme"), ("selfplay", "bots"),
-            ("selfplay", "bot_share"), ("selfplay", "phase_steps"), ("pretrain",))
+            ("selfplay", "bot_share"), ("selfplay", "phase_steps"), ("pretrain",), ("anchor",))
 
 
 def unused_settings(resolved: Mapping[str, Any]) -> list[str]:

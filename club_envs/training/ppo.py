@@ -17,6 +17,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from club_envs.agents.policy import actor_weights_from_sb3
+from club_envs.training.anchor import AnchoredPolicy, AnchoredPrivilegedPolicy
 from club_envs.training.overlap import OverlappedMaskablePPO
 from club_envs.training.policy_meta import write_policy
 from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
@@ -30,12 +31,15 @@ def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
     return OverlappedMaskablePPO if algorithm.overlap else MaskablePPO
 
 
-def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSettings, seed: int) -> MaskablePPO:
-    """A fresh learner on ``venv`` with the config's PPO hyper-parameters and network, on the CPU."""
-    policy: Any = "MlpPolicy"
+def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSettings, seed: int,
+                anchored: bool = False) -> MaskablePPO:
+    """A fresh learner on ``venv`` with the config's PPO hyper-parameters and network, on the CPU;
+    ``anchored``: its policy can be pulled towards a start policy (:mod:`club_envs.training.anchor`)."""
+    policy: Any = AnchoredPolicy if anchored else "MlpPolicy"
     extra: dict[str, Any] = {}
     if algorithm.critic == "privileged":  # venv's rows end with the hidden state, for the critic only
-        policy, extra = PrivilegedCriticPolicy, {"actor_size": actor_size(venv)}
+        policy = AnchoredPrivilegedPolicy if anchored else PrivilegedCriticPolicy
+        extra = {"actor_size": actor_size(venv)}
     return learner_class(algorithm)(
         policy, venv, seed=seed, device="cpu", verbose=0,
         learning_rate=algorithm.learning_rate, n_steps=algorithm.n_steps, batch_size=algorithm.batch_size,

@@ -8,12 +8,20 @@ the bot's actions, the critic by squared error on the final outcome (+1 win, -1 
 then starts from a policy that already plays like the bot instead of from uniform random play,
 which matters for games whose reward is rare for a random player (an Arkham team of random players
 almost never wins).
+
+``pretrain.validation_share`` keeps that share of the games out of the fit and reports, after every
+epoch, how often the policy's likeliest action is the teacher's on them: the agreement a copy has on
+positions it has not seen, which the agreement on its own training decisions overstates.
+``pretrain.lr_decay`` lowers the learning rate after every epoch, ``pretrain.batch_size`` sets the
+minibatch. A run whose budget the critic warm-up alone spends is a copy of the teacher and nothing
+more (``budget.total_steps`` at most twice ``pretrain.critic_steps`` for Arkham's two sides).
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -51,19 +59,33 @@ class Recorder:
 OTHER_SIDE = "heuristic"  # the other side's seats when a trained agent is imitated
 
 
+class Decisions(NamedTuple):
+    """The recorded decisions, one row each: what the seat saw (with the policy's extra inputs),
+    what it could do, what the teacher did, how the game ended for it, and which game it was."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    outcomes: np.ndarray  # +1 won, -1 lost
+    games: np.ndarray  # the game's number, 0 .. n_games - 1
+
+    def rows(self, keep: np.ndarray) -> Decisions:
+        return Decisions(*(column[keep] for column in self))
+
+
 def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_games: int,
-            seed: int, report: Reporter | None = None) -> tuple[np.ndarray, ...]:
-    """(observations, masks, actions, outcomes) of the side's seats over ``n_games`` games of the
-    bot ``bot``; the observations carry the policy's extra inputs ``features``. A bot plays every
-    seat; a trained agent (a shipped name) plays the side's seats and :data:`OTHER_SIDE` the rest,
-    since it need not play the other side's roles."""
+            seed: int, report: Reporter | None = None) -> Decisions:
+    """The decisions of the side's seats over ``n_games`` games of the bot ``bot``; the
+    observations carry the policy's extra inputs ``features``. A bot plays every seat; a trained
+    agent (a shipped name) plays the side's seats and :data:`OTHER_SIDE` the rest, since it need
+    not play the other side's roles."""
     from club_envs.agents.registry import load as load_agent
 
     game = games.game_module(game_settings.name)
     roles, spec = games.side_roles(game_settings.name, side), get_spec(game_settings.name)
     extra = get_features(features)
     counts = game_settings.num_players
-    obs, masks, actions, outcomes = [], [], [], []
+    obs, masks, actions, outcomes, game_of = [], [], [], [], []
     phase = (report or Reporter.quiet()).phase(f"imitation {side}: {bot} games", n_games, summary=False)
     for g in range(n_games):
         n = counts[g % len(counts)]
@@ -84,10 +106,38 @@ def collect(game_settings: GameSettings, side: str, bot: str, features: str, n_g
             masks.append(m)
             actions.append(a)
             outcomes.append(1.0 if won[seat] else -1.0)
+            game_of.append(g)
         phase.update()
     phase.close()
-    return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(actions, np.int64),
-            np.asarray(outcomes, np.float32))
+    return Decisions(np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(actions, np.int64),
+                     np.asarray(outcomes, np.float32), np.asarray(game_of, np.int64))
+
+
+def split_games(decisions: Decisions, share: float, seed: int) -> tuple[Decisions, Decisions | None]:
+    """(fit, validation): ``share`` of the games, drawn at random, kept out of the fit. Whole games,
+    not single decisions: the decisions of one game share a deal, so a split by decision would
+    measure the fit on positions it has all but seen."""
+    n_games = int(decisions.games.max()) + 1 if len(decisions.games) else 0
+    n_held = int(round(share * n_games))
+    if n_held == 0:
+        return decisions, None
+    held = np.random.default_rng(seed + 1).choice(n_games, size=n_held, replace=False)
+    out = np.isin(decisions.games, held)
+    return decisions.rows(~out), decisions.rows(out)
+
+
+def _agreement(policy, decisions: Decisions, batch: int) -> tuple[float, float]:
+    """(cross-entropy, share of the teacher's choices the policy's likeliest action matches) on ``decisions``."""
+    losses, hits = 0.0, 0
+    with torch.no_grad():
+        for start in range(0, len(decisions.actions), batch):
+            part = slice(start, start + batch)
+            dist = policy.get_distribution(torch.as_tensor(decisions.obs[part]), action_masks=decisions.masks[part])
+            a = torch.as_tensor(decisions.actions[part])
+            losses -= float(dist.log_prob(a).sum())
+            hits += int((dist.distribution.probs.argmax(dim=1) == a).sum())
+    n = max(1, len(decisions.actions))
+    return losses / n, hits / n
 
 
 def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, features: str, seed: int,
@@ -96,25 +146,33 @@ def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, feature
     ``log`` gets a line per finished part, ``report`` shows the bars of the games and the epochs."""
     t0 = time.perf_counter()
     teacher = pre.teacher(side)
-    obs, masks, actions, outcomes = collect(game, side, teacher, features, pre.games, seed, report)
+    decisions = collect(game, side, teacher, features, pre.games, seed, report)
     # With a critic warm-up to follow (warm_up_critic), the critic is left alone here: final
     # outcomes of +-1 are not the discounted returns of the configured reward that PPO computes.
     critic_weight = 0.0 if pre.critic_steps > 0 else 0.5
     seconds = time.perf_counter() - t0
-    log(f"pretrain {side}: {len(actions)} decisions from {pre.games} {teacher} games "
+    log(f"pretrain {side}: {len(decisions.actions)} decisions from {pre.games} {teacher} games "
         f"in {seconds:.0f}s ({pre.games / max(seconds, 1e-9):.3g} games/s)")
     policy = model.policy
-    hidden = int(model.observation_space.shape[0]) - obs.shape[1]
+    hidden = int(model.observation_space.shape[0]) - decisions.obs.shape[1]
     if hidden > 0:  # a privileged critic's rows end with the hidden state: the actor never reads it, and
         # the critic is fitted afterwards on the real one (warm_up_critic; the config requires it)
-        obs = np.concatenate([obs, np.zeros((len(obs), hidden), np.float32)], axis=1)
+        decisions = decisions._replace(obs=np.concatenate(
+            [decisions.obs, np.zeros((len(decisions.obs), hidden), np.float32)], axis=1))
+    fit, held = split_games(decisions, pre.validation_share, seed)
+    obs, masks, actions, outcomes = fit.obs, fit.masks, fit.actions, fit.outcomes
+    if held is not None:
+        log(f"pretrain {side}: {len(held.actions)} decisions of {int(round(pre.validation_share * pre.games))} "
+            "games kept out of the fit")
     optimizer = torch.optim.Adam(policy.parameters(), lr=pre.learning_rate)
     rng = np.random.default_rng(seed)
-    batch = 512
+    batch = pre.batch_size
     figures = {}
     phase = (report or Reporter.quiet()).phase(f"imitation {side}: fit", pre.epochs * -(-len(actions) // batch),
                                                unit="batch", units="batches", summary=False)
     for epoch in range(pre.epochs):
+        for group in optimizer.param_groups:
+            group["lr"] = pre.learning_rate * pre.lr_decay ** epoch
         order = rng.permutation(len(actions))
         losses, hits = [], 0
         for start in range(0, len(order), batch):
@@ -132,8 +190,13 @@ def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, feature
             hits += int((dist.distribution.probs.argmax(dim=1) == a).sum())
             phase.update()
         figures = {"pretrain/cross_entropy": float(np.mean(losses)), "pretrain/agreement": hits / len(actions)}
-        log(f"pretrain {side}: epoch {epoch + 1}/{pre.epochs} cross-entropy {figures['pretrain/cross_entropy']:.3f}, "
-            f"agrees with the bot on {figures['pretrain/agreement']:.1%} of decisions")
+        line = (f"pretrain {side}: epoch {epoch + 1}/{pre.epochs} cross-entropy {figures['pretrain/cross_entropy']:.3f}, "
+                f"agrees with the bot on {figures['pretrain/agreement']:.1%} of decisions")
+        if held is not None:
+            cross_entropy, agreement = _agreement(policy, held, batch)
+            figures |= {"pretrain/validation_cross_entropy": cross_entropy, "pretrain/validation_agreement": agreement}
+            line += f"; on the games kept out: cross-entropy {cross_entropy:.3f}, agreement {agreement:.1%}"
+        log(line)
     phase.close()
     return figures
 

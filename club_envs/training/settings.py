@@ -107,6 +107,9 @@ class PretrainSettings:
     epochs: int
     learning_rate: float
     critic_steps: int
+    batch_size: int = 512
+    lr_decay: float = 1.0  # the learning rate is multiplied by this after every epoch
+    validation_share: float = 0.0  # share of the games kept out of the fit, to measure agreement out of sample
     from_policy: dict[str, str] = field(default_factory=dict)  # side -> shipped agent or policy file
 
     def teacher(self, side: str) -> str:
@@ -138,6 +141,19 @@ class RllibSettings:
 
 
 @dataclass(frozen=True)
+class StartAnchorSettings:
+    """The ``anchor`` section of a stable-baselines3 config: a KL pull towards the policy each of
+    ``sides`` started as (:mod:`club_envs.training.anchor`)."""
+
+    coef: float  # the pull's weight at step 0; 0: off
+    anneal_steps: int  # the weight falls linearly to 0 over these many of the side's steps; 0: constant
+    sides: tuple[str, ...]  # the pulled sides (every side that has a start)
+
+    def pulls(self, side: str) -> bool:
+        return self.coef > 0 and side in self.sides
+
+
+@dataclass(frozen=True)
 class SelfPlayConfig:
     """A PPO self-play config on stable-baselines3 (the configs without a ``recipe``)."""
 
@@ -154,6 +170,7 @@ class SelfPlayConfig:
     total_steps: int
     seed: int
     raw: Mapping[str, Any]  # the resolved config, as written to the run folder
+    anchor: StartAnchorSettings = field(default_factory=lambda: StartAnchorSettings(0.0, 0, ()))
 
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""

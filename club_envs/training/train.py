@@ -48,7 +48,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from threadpoolctl import threadpool_limits
 
 from club_envs.sb3 import SB3VecEnv
-from club_envs.training import engines, evaluations, games, ppo
+from club_envs.training import anchor, engines, evaluations, games, ppo
 from club_envs.training.callbacks import Clock, TimedVecEnv, TrainingCallback, UpdateThreads, postfix
 from club_envs.training.launch import run
 from club_envs.training.pretrain import imitate, stderr_log, warm_up_critic
@@ -228,7 +228,8 @@ def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path, poo
         except Exception as exc:  # a checkpoint torn by the kill: fall back to the one before
             print(f"checkpoint {ckpt} cannot be loaded ({exc}); trying an older one", file=sys.stderr)
     if model is None:
-        model = ppo.new_learner(venv, settings.algorithm, settings.network, side_seed)
+        model = ppo.new_learner(venv, settings.algorithm, settings.network, side_seed,
+                                anchored=settings.anchor.pulls(side))
         start = settings.pretrain.from_policy.get(side)
         if start is not None and not pool.snapshots():  # a new run: the actor starts as the policy
             copy_actor(model, start_file(settings.game.name, side, start), f"the {side} learner")
@@ -243,8 +244,26 @@ def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path, poo
         model.logger.dump(0)
     if not pool.snapshots():  # the pool starts with the untrained policy
         pool.add_snapshot(model.num_timesteps, lambda p: export_policy(model, settings, side, p, 0))
+        if settings.anchor.pulls(side):  # and the pull towards the start keeps it (the pool may drop it)
+            export_policy(model, settings, side, anchor_file(run_dir, settings, side), 0)
     pool.write()
+    if settings.anchor.pulls(side):
+        start_anchor(model, settings, side, run_dir)
     return venv, model
+
+
+def anchor_file(run_dir: Path, settings: SelfPlayConfig, side: str) -> Path:
+    return run_dir / "anchor" / games.policy_file(settings.game.name, side)
+
+
+def start_anchor(model: MaskablePPO, settings: SelfPlayConfig, side: str, run_dir: Path) -> None:
+    """Pull ``model`` towards the side's start (``anchor/<side>.pt``, written when the run began)."""
+    path = anchor_file(run_dir, settings, side)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: the anchor (the policy {side} started as) is missing; a run begun without "
+                                "anchor.coef > 0 cannot take one on resume: start a new run (pretrain.from_policy)")
+    anchor.attach(model, anchor.StartAnchor(path, settings.anchor.coef, settings.anchor.anneal_steps,
+                                            settings.algorithm.ent_coef))
 
 
 class SelfPlayLoop:
@@ -276,17 +295,25 @@ class SelfPlayLoop:
         self.callbacks = {s: CallbackList([
             TrainingCallback(s, pools[games.opponent_side(settings.game.name, s)], self.bar, self.clocks[s], self.live,
                              prefix="" if len(self.sides) == 1 else f"{s}_"),
-            UpdateThreads(settings.algorithm.update_threads)]) for s in self.sides}
+            UpdateThreads(settings.algorithm.update_threads),
+            *([anchor.AnchorCallback(models[s].policy.anchor)] if settings.anchor.pulls(s) else [])])
+            for s in self.sides}
         self.started = time.perf_counter()
 
     def run(self) -> None:
         pre = self.settings.pretrain
+        warmed = False
         for s in self.sides:
             if (pre.games > 0 or s in pre.from_policy) and pre.critic_steps > 0 and self.steps[s] == 0:
                 warm_up_critic(self.models[s], pre.critic_steps, callback=self.callbacks[s], log=stderr_log)
                 self.steps[s] = int(self.models[s].num_timesteps)
+                warmed = True
         stop = lambda *_: self.live.__setitem__("_stop", True)  # noqa: E731
         previous_handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        if warmed and sum(self.steps.values()) >= self.settings.total_steps:
+            # the warm-up spent the budget: the run is the warm start itself (an imitation-only copy),
+            # which still gets its evaluation, best/, latest/ and a checkpoint like any finished run
+            self.after_chunk()
         while sum(self.steps.values()) < self.settings.total_steps and not self.live.get("_stop"):
             self.learn_chunk()
             self.bar.set_postfix(postfix(self.live), refresh=True)
@@ -303,10 +330,15 @@ class SelfPlayLoop:
         model.learn(total_timesteps=learn, reset_num_timesteps=False, callback=self.callbacks[side], progress_bar=False)
         self.phase_done += model.num_timesteps - self.steps[side]
         self.steps[side] = int(model.num_timesteps)
-        done = sum(self.steps.values())
         self.live["fps"] = int(sum(c.steps for c in self.clocks.values()) / max(1e-9, time.perf_counter() - self.started))
         if len(self.sides) > 1 and self.phase_done >= sp.phase_steps:  # the other side's turn to learn
             self.phase, self.phase_done = self.phase + 1, 0
+        self.after_chunk()
+
+    def after_chunk(self) -> None:
+        """Snapshot, evaluate and checkpoint, each when due (always at the end of the budget)."""
+        sp, total = self.settings.selfplay, self.settings.total_steps
+        done = sum(self.steps.values())
         if done // sp.snapshot_every > self.marks["snapshot"] or done >= total:
             self.marks["snapshot"] = done // sp.snapshot_every
             self.snapshot()

@@ -9,7 +9,8 @@ import pytest
 from club_envs.training import config as configs
 from club_envs.training.config import ConfigFileError
 from club_envs.training.settings import (AlgorithmSettings, EnvSettings, EvaluationSettings, PretrainSettings,
-                                         RllibConfig, RllibSettings, SelfPlayConfig, SelfPlaySettings)
+                                         RllibConfig, RllibSettings, SelfPlayConfig, SelfPlaySettings,
+                                         StartAnchorSettings)
 
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 
@@ -41,7 +42,8 @@ def test_the_typed_sections_name_every_key_of_the_schema():
     from dataclasses import fields
 
     for section, cls in (("algorithm", AlgorithmSettings), ("envs", EnvSettings), ("selfplay", SelfPlaySettings),
-                         ("pretrain", PretrainSettings), ("evaluation", EvaluationSettings), ("rllib", RllibSettings)):
+                         ("pretrain", PretrainSettings), ("evaluation", EvaluationSettings), ("rllib", RllibSettings),
+                         ("anchor", StartAnchorSettings)):
         assert [f.name for f in fields(cls)] == list(configs.SCHEMA["properties"][section]["properties"]), section
 
 
@@ -89,7 +91,7 @@ def test_unknown_key_lists_the_allowed_keys():
 
 
 def test_unknown_top_level_section_lists_the_sections():
-    with pytest.raises(ConfigFileError, match=r"unknown key 'optimiser'; allowed keys: algorithm, backend, budget"):
+    with pytest.raises(ConfigFileError, match=r"unknown key 'optimiser'; allowed keys: algorithm, anchor, backend, budget"):
         configs.validate(minimal(optimiser={}))
 
 

@@ -21,7 +21,7 @@ def arkham_cfg(n_games: int) -> SelfPlayConfig:
 
 def test_collected_decisions_are_legal_and_only_from_the_sides_roles():
     cfg = arkham_cfg(10)
-    obs, masks, actions, outcomes = collect(cfg.game, "black_man", cfg.pretrain.imitate, cfg.network.features, 6, seed=1)
+    obs, masks, actions, outcomes, _ = collect(cfg.game, "black_man", cfg.pretrain.imitate, cfg.network.features, 6, seed=1)
     assert len(obs) == len(masks) == len(actions) == len(outcomes) > 10
     assert masks[np.arange(len(actions)), actions].all()  # the bot only ever took legal actions
     assert set(np.unique(outcomes)) <= {-1.0, 1.0}
@@ -81,7 +81,7 @@ def test_imitation_makes_the_learner_agree_with_the_bot():
     env = games.make_view(cfg.game, 5, "leader")
     model = MaskablePPO("MlpPolicy", env, device="cpu", seed=0,
                         policy_kwargs={"net_arch": {"pi": [64], "vf": [64]}})
-    obs, masks, actions, _ = collect(cfg.game, "team", cfg.pretrain.imitate, cfg.network.features, 8, seed=9)  # held-out games
+    obs, masks, actions, _, _ = collect(cfg.game, "team", cfg.pretrain.imitate, cfg.network.features, 8, seed=9)  # held-out games
     def agreement():
         with torch.no_grad():
             dist = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
@@ -117,3 +117,79 @@ def test_critic_warm_up_changes_only_the_critic(tmp_path):
     assert any(not torch.equal(before[k], after[k]) for k in critic)
     assert all(p.requires_grad for p in model.policy.parameters())  # unfrozen for PPO afterwards
     assert model.num_timesteps >= 128
+
+
+def test_validation_keeps_whole_games_out_and_reports_agreement_on_them():
+    """``pretrain.validation_share`` holds out that share of the games (all their decisions, drawn
+    the same way for the same seed), the fit never sees them, and the figures say how often the
+    copy agrees with the teacher there."""
+    from club_envs.training.pretrain import split_games
+
+    cfg = configs.from_mapping({"game": {"name": "arkham_decoders", "num_players": [5]}, "network": {"hidden": [64]},
+                                "pretrain": {"games": 10, "epochs": 3, "learning_rate": 3e-3,
+                                             "validation_share": 0.3, "batch_size": 256}})
+    decisions = collect(cfg.game, "team", cfg.pretrain.imitate, cfg.network.features, 10, seed=4)
+    fit, held = split_games(decisions, 0.3, seed=4)
+    assert set(np.unique(held.games)) & set(np.unique(fit.games)) == set()
+    assert len(np.unique(held.games)) == 3 and len(fit.actions) + len(held.actions) == len(decisions.actions)
+    assert np.array_equal(split_games(decisions, 0.3, seed=4)[1].games, held.games)
+    assert split_games(decisions, 0.0, seed=4) == (decisions, None)
+    torch.manual_seed(0)
+    env = games.make_view(cfg.game, 5, "leader")
+    model = MaskablePPO("MlpPolicy", env, device="cpu", seed=0, policy_kwargs={"net_arch": {"pi": [64], "vf": [64]}})
+    lines = []
+    figures = imitate(model, cfg.game, "team", cfg.pretrain, cfg.network.features, seed=4, log=lines.append)
+    assert 0.5 < figures["pretrain/validation_agreement"] <= 1.0
+    assert figures["pretrain/validation_cross_entropy"] > 0
+    assert any("kept out of the fit" in line for line in lines)
+    assert sum("on the games kept out" in line for line in lines) == 3
+
+
+def test_learning_rate_decays_by_epoch():
+    """With ``lr_decay`` near 0 the second epoch barely moves the weights: the first epoch's lr is
+    ``learning_rate``, the k-th ``learning_rate * lr_decay ** k``."""
+    def fitted(epochs: int) -> dict:
+        cfg = configs.from_mapping({"game": {"name": "arkham_decoders", "num_players": [5]}, "network": {"hidden": [32]},
+                                    "pretrain": {"games": 3, "epochs": epochs, "lr_decay": 1e-9}})
+        torch.manual_seed(0)
+        env = games.make_view(cfg.game, 5, "leader")
+        model = MaskablePPO("MlpPolicy", env, device="cpu", seed=0, policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}})
+        imitate(model, cfg.game, "team", cfg.pretrain, cfg.network.features, seed=5, log=lambda _: None)
+        return {k: v.clone() for k, v in model.policy.state_dict().items()}
+
+    one, two = fitted(1), fitted(2)
+    assert all(torch.allclose(one[k], two[k], atol=1e-5) for k in one)
+    with pytest.raises(configs.ConfigFileError, match="lr_decay"):
+        configs.from_mapping({"game": {"name": "arkham_decoders", "num_players": [5]}, "pretrain": {"lr_decay": 0}})
+    with pytest.raises(configs.ConfigFileError, match="validation_share"):
+        configs.from_mapping({"game": {"name": "arkham_decoders", "num_players": [5]},
+                              "pretrain": {"validation_share": 1.0}})
+
+
+def test_a_budget_the_critic_warm_up_spends_leaves_the_imitated_copy_evaluated_and_exported(tmp_path):
+    """An imitation-only run (``budget.total_steps`` no more than the warm-up): latest/ and best/
+    hold the imitated actor unchanged (the warm-up freezes it), evaluated once, with a checkpoint."""
+    import json
+
+    import yaml
+
+    from club_envs.agents.policy import load_policy_file
+    from club_envs.training import train as trainer
+
+    cfg = {"game": {"name": "members_only", "num_players": [4]}, "network": {"hidden": [16]},
+           "algorithm": {"n_steps": 32, "batch_size": 64},
+           "envs": {"n_envs": 2}, "selfplay": {"snapshot_every": 1000},
+           "pretrain": {"games": 3, "critic_steps": 64, "validation_share": 0.34},
+           "evaluation": {"every": 1000, "games": 8}, "checkpoint": {"every": 1000},
+           "budget": {"total_steps": 64}, "seed": 3}
+    path = tmp_path / "copy.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    run_dir = trainer.run(path, runs_dir=tmp_path / "runs", progress=False)
+    copy, _ = load_policy_file(run_dir / "latest" / "policy.pt")
+    start, _ = load_policy_file(run_dir / "pool" / "player" / "snap-000000000.pt")
+    for (wa, ba), (wb, bb) in zip(copy.layers, start.layers):
+        assert (wa == wb).all() and (ba == bb).all()
+    assert (run_dir / "best" / "policy.pt").exists()
+    assert len((run_dir / "evaluations.csv").read_text().splitlines()) > 1
+    assert list((run_dir / "checkpoints").glob("player-*.zip"))
+    assert json.loads((run_dir / "state.json").read_text())["steps"] == {"player": 64}

@@ -171,9 +171,12 @@ def train(settings: SelfPlayConfig, run_dir: Path, state: dict, progress: bool |
     venvs: dict[str, TimedVecEnv] = {}
     models: dict[str, MaskablePPO] = {}
     overlapping = " (its next rollout played while it updates: algorithm.overlap)" if settings.algorithm.overlap else ""
+    started = time.perf_counter()
     for k, side in enumerate(sides):
         report.say(f"{side}: starting {settings.envs.n_envs} self-play games and the learner{overlapping}")
         venvs[side], models[side] = side_learner(settings, side, k, run_dir, pools[side], report, engine)
+    # the run's wall time counts the set-up too: an imitation warm start can take longer than the PPO
+    state["seconds"] = state.get("seconds", 0.0) + time.perf_counter() - started
     loop = SelfPlayLoop(settings, run_dir, state, pools, models, venvs, report)
     loop.run()
     loop.summarise()

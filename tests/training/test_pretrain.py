@@ -166,10 +166,12 @@ def test_learning_rate_decays_by_epoch():
                               "pretrain": {"validation_share": 1.0}})
 
 
-def test_a_budget_the_critic_warm_up_spends_leaves_the_imitated_copy_evaluated_and_exported(tmp_path):
+def test_a_budget_the_critic_warm_up_spends_leaves_the_imitated_copy_evaluated_and_exported(tmp_path, monkeypatch):
     """An imitation-only run (``budget.total_steps`` no more than the warm-up): latest/ and best/
-    hold the imitated actor unchanged (the warm-up freezes it), evaluated once, with a checkpoint."""
+    hold the imitated actor unchanged (the warm-up freezes it), evaluated once, with a checkpoint;
+    the run's wall time counts the imitation."""
     import json
+    import time
 
     import yaml
 
@@ -184,6 +186,13 @@ def test_a_budget_the_critic_warm_up_spends_leaves_the_imitated_copy_evaluated_a
            "budget": {"total_steps": 64}, "seed": 3}
     path = tmp_path / "copy.yaml"
     path.write_text(yaml.safe_dump(cfg))
+    real_imitate = trainer.imitate
+
+    def slow_imitate(*args, **kwargs):  # an imitation that takes a known while
+        time.sleep(0.5)
+        return real_imitate(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "imitate", slow_imitate)
     run_dir = trainer.run(path, runs_dir=tmp_path / "runs", progress=False)
     copy, _ = load_policy_file(run_dir / "latest" / "policy.pt")
     start, _ = load_policy_file(run_dir / "pool" / "player" / "snap-000000000.pt")
@@ -192,4 +201,6 @@ def test_a_budget_the_critic_warm_up_spends_leaves_the_imitated_copy_evaluated_a
     assert (run_dir / "best" / "policy.pt").exists()
     assert len((run_dir / "evaluations.csv").read_text().splitlines()) > 1
     assert list((run_dir / "checkpoints").glob("player-*.zip"))
-    assert json.loads((run_dir / "state.json").read_text())["steps"] == {"player": 64}
+    state = json.loads((run_dir / "state.json").read_text())
+    assert state["steps"] == {"player": 64}
+    assert state["seconds"] >= 0.5 and json.loads((run_dir / "summary.json").read_text())["seconds"] >= 0.5

@@ -275,3 +275,16 @@ def test_shipping_a_missing_side_or_point_names_what_the_run_has(tmp_path, monke
     with pytest.raises(ValueError, match="has no latest/team.pt; it has no latest/ folder"):
         ship.ship(run_dir, "team", "x", taken="latest")
     assert not (tmp_path / "shipped" / "x.pt").exists()
+
+
+def test_a_card_says_when_a_run_was_imitation_only():
+    """A run whose budget the critic warm-up spent (no PPO update moved the actor) is a copy of its
+    teacher, and its card says so instead of calling it self-play."""
+    from club_envs.training.ship import _ppo_recipe
+
+    copy = {"pretrain": {"games": 20_000, "imitate": {"team": "arkham_team_belief", "black_man": "heuristic"},
+                         "critic_steps": 36_864}, "budget": {"total_steps": 73_728}}
+    assert _ppo_recipe(copy, sides=2) == ("imitation of team: arkham_team_belief, black_man: heuristic only, 20,000 "
+                                          "games: the critic warm-up spent the budget, so no PPO update moved the actor")
+    assert _ppo_recipe({**copy, "budget": {"total_steps": 73_729}}, sides=2) == "MaskablePPO, self-play"
+    assert _ppo_recipe({**copy, "pretrain": {**copy["pretrain"], "games": 0}}, sides=2) == "MaskablePPO, self-play"

@@ -8,7 +8,7 @@
   ``ismcts:iters=200:rollout=heuristic`` (see :class:`club_envs.search.ismcts.ISMCTSOptions`);
 * a shipped agent's name (``members_only``, ``members_only_belief``, ``arkham_team``,
   ``arkham_team_belief``, ``arkham_selfplay``, ``arkham_black_man``, ``arkham_decoders``,
-  ``arkham_neural_team``, ``arkham_neural_black_man``, ``arkham_neural``; see
+  ``arkham_neural_team``, ``arkham_neural_team_copy``, ``arkham_neural_black_man``, ``arkham_neural``; see
   ``shipped_names()``), read from ``club_envs/agents/shipped/``;
 * a policy file (``*.pt``), a folder holding ``policy.pt`` or ``team.pt`` / ``black_man.pt``
   (a checkpoint such as ``runs/<run>/best``), or a run folder (its ``best`` is used);
@@ -62,9 +62,14 @@ SHIPPED: dict[str, tuple[str, dict[str, str]]] = {
     "arkham_black_man": ("arkham_decoders_club", {"black_man": "arkham_black_man.pt"}),
     "arkham_decoders": ("arkham_decoders_club", {"leader": "arkham_team.pt", "member": "arkham_team.pt",
                                                  "investigator": "arkham_team.pt", "black_man": "arkham_black_man.pt"}),
-    # both sides acting by their network alone (configs/arkham_neural.yaml, then arkham_neural_population.yaml)
+    # both sides acting by their network alone: the team a copy of arkham_team_belief trained on by PPO
+    # pulled towards the copy (configs/arkham_neural_team_copy.yaml, then arkham_neural_team_anchored.yaml),
+    # the Black Man from configs/arkham_neural.yaml, then arkham_neural_population.yaml; the copy alone too
     "arkham_neural_team": ("arkham_decoders_club", {"leader": "arkham_neural_team.pt", "member": "arkham_neural_team.pt",
                                                     "investigator": "arkham_neural_team.pt"}),
+    "arkham_neural_team_copy": ("arkham_decoders_club", {"leader": "arkham_neural_team_copy.pt",
+                                                         "member": "arkham_neural_team_copy.pt",
+                                                         "investigator": "arkham_neural_team_copy.pt"}),
     "arkham_neural_black_man": ("arkham_decoders_club", {"black_man": "arkham_neural_black_man.pt"}),
     "arkham_neural": ("arkham_decoders_club", {"leader": "arkham_neural_team.pt", "member": "arkham_neural_team.pt",
                                                "investigator": "arkham_neural_team.pt",

@@ -33,9 +33,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from club_envs.agents.policy import load_policy_file
 from club_envs.training.privileged import PrivilegedCriticPolicy
+from club_envs.training.torch_mlp import to_torch
 
 MASKED = -1e8  # the logit stable-baselines3's masked distribution gives an illegal action
-_ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
 class StartAnchor:
@@ -45,16 +45,7 @@ class StartAnchor:
         if ent_coef <= 0:
             raise ValueError(f"the anchor's pull rides on the entropy term: ent_coef {ent_coef} must be > 0")
         net, _ = load_policy_file(path)
-        modules: list[torch.nn.Module] = []
-        for i, (w, b) in enumerate(net.layers):
-            linear = torch.nn.Linear(w.shape[1], w.shape[0])
-            with torch.no_grad():
-                linear.weight.copy_(torch.from_numpy(np.asarray(w, np.float32)))
-                linear.bias.copy_(torch.from_numpy(np.asarray(b, np.float32)))
-            modules.append(linear)
-            if i < len(net.layers) - 1:
-                modules.append(_ACTIVATIONS[net.activation]())
-        self.net = torch.nn.Sequential(*modules).requires_grad_(False)
+        self.net = to_torch(net.layers, net.activation).requires_grad_(False)
         self.obs_size = net.obs_size
         self.path, self.coef, self.anneal_steps, self.ent_coef = Path(path), coef, anneal_steps, ent_coef
         self.weight = coef

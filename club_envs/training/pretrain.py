@@ -162,8 +162,7 @@ def imitate(model, game: GameSettings, side: str, pre: PretrainSettings, feature
     fit, held = split_games(decisions, pre.validation_share, seed)
     obs, masks, actions, outcomes = fit.obs, fit.masks, fit.actions, fit.outcomes
     if held is not None:
-        log(f"pretrain {side}: {len(held.actions)} decisions of {int(round(pre.validation_share * pre.games))} "
-            "games kept out of the fit")
+        log(f"pretrain {side}: {len(held.actions)} decisions of {len(np.unique(held.games))} games kept out of the fit")
     optimizer = torch.optim.Adam(policy.parameters(), lr=pre.learning_rate)
     rng = np.random.default_rng(seed)
     batch = pre.batch_size

@@ -1,4 +1,4 @@
-"""The learned models' MLPs as torch modules, to fit them, and back.
+"""The learned models' MLPs (and a policy file's actor) as torch modules, to fit or read them, and back.
 
 Belief and vote-value models (:class:`club_envs.agents.belief_file.BeliefMLP`) are numpy layers at
 play time, so playing needs no torch; only the trainers fit them, through these two conversions.
@@ -11,10 +11,12 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]]):
-    """A ``torch.nn.Sequential`` of the layers (ReLU between them, none after the last), weights copied."""
+def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str = "relu"):
+    """A ``torch.nn.Sequential`` of the layers (``activation`` between them -- ``relu`` or ``tanh``,
+    as the belief models and the policy files use --, none after the last), weights copied."""
     import torch
 
+    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation]
     modules = []
     for i, (w, b) in enumerate(layers):
         linear = torch.nn.Linear(w.shape[1], w.shape[0])
@@ -23,7 +25,7 @@ def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]]):
             linear.bias.copy_(torch.from_numpy(np.asarray(b)))
         modules.append(linear)
         if i < len(layers) - 1:
-            modules.append(torch.nn.ReLU())
+            modules.append(act())
     return torch.nn.Sequential(*modules)
 
 

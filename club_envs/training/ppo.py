@@ -22,8 +22,7 @@ from club_envs.training.overlap import OverlappedMaskablePPO
 from club_envs.training.policy_meta import write_policy
 from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
 from club_envs.training.settings import AlgorithmSettings, NetworkSettings
-
-ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+from club_envs.training.torch_mlp import activation_class
 
 
 def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
@@ -47,7 +46,7 @@ def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSetting
         clip_range=algorithm.clip_range, ent_coef=algorithm.ent_coef, vf_coef=algorithm.vf_coef,
         max_grad_norm=algorithm.max_grad_norm,
         policy_kwargs={"net_arch": {"pi": list(network.hidden), "vf": list(network.hidden)},
-                       "activation_fn": ACTIVATIONS[network.activation], **extra},
+                       "activation_fn": activation_class(network.activation), **extra},
     )
 
 

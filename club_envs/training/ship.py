@@ -85,6 +85,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
         "sampled from the masked action distribution", "obs_size": net.obs_size, "num_actions": net.num_actions,
         "network": {"hidden": meta["hidden"], "activation": meta["activation"]},
         "policy_steps": meta["steps"], "taken": taken, "run_steps": state["steps"], "imitated": state.get("imitated"),
+        "imitation_only": bool(state.get("imitation_only")),
         "training_seconds": summary.get("seconds") or state.get("seconds"), "cpus": os.cpu_count(), "stopped_early": state_steps_short(state, config),
         "learning_curve": curve, "command": command, "config": config,
         "time_split": summary.get("time_split"), "evaluations": evaluated, "exploit": exploited, "notes": notes,
@@ -204,15 +205,15 @@ def _arkham_team_recipe(config: dict) -> str:
     return "belief iteration against Black Men cycled over the games: " + ", ".join(named)
 
 
-def _ppo_recipe(config: dict, sides: int = 1) -> str:
-    """How a policy's run learned, in the card's words (``sides``: how many sides the run trained)."""
+def _ppo_recipe(config: dict, imitation_only: bool = False) -> str:
+    """How a policy's run learned, in the card's words (``imitation_only``: the run's state.json says
+    the critic warm-up spent its budget, so the policy is the imitated copy itself)."""
     if config.get("recipe") == "table_ppo":
         return "PPO on every seat of the table, club_envs/training/table_ppo.py"
     if config.get("recipe") == "table_dmc":
         return "Monte-Carlo Q learning with action features on every seat of the table, club_envs/training/table_dmc.py"
     pretrain = config.get("pretrain") or {}
-    if pretrain.get("games", 0) > 0 and 0 < config.get("budget", {}).get("total_steps", 0) \
-            <= pretrain.get("critic_steps", 0) * sides:
+    if imitation_only:
         teacher = pretrain.get("imitate", "heuristic")
         teachers = teacher if isinstance(teacher, str) else ", ".join(f"{k}: {v}" for k, v in teacher.items())
         return (f"imitation of {teachers} only, {pretrain['games']:,} games: the critic warm-up spent the budget, "
@@ -309,7 +310,7 @@ def _card_facts(card: dict) -> list[str]:
         f"- file: `{card['file']}` (torch state dict, read with `weights_only=True`); network: "
         f"{_mlp(card['obs_size'], card['network']['hidden'], card['num_actions'], card['network']['activation'])}, "
         "masked softmax over legal actions",
-        f"- trained with: `{card['command']}` ({_ppo_recipe(card['config'], len(card['run_steps']))}); policy taken at {card['policy_steps']:,} "
+        f"- trained with: `{card['command']}` ({_ppo_recipe(card['config'], card.get('imitation_only', False))}); policy taken at {card['policy_steps']:,} "
         f"of its side's steps{_TAKEN_TEXT.get(card.get('taken'), '')}; run steps: {', '.join(f'{k} {v:,}' for k, v in card['run_steps'].items())}"
         + (f" after {card['imitated']:,} decisions of imitation (not counted in the steps)" if card.get("imitated")
            else "") + "; "

@@ -79,11 +79,11 @@ from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv, save_state
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.settings import START_FROM_POLICY, WARM_START_RECIPE, ExploitSettings, TablePpoConfig
+from club_envs.training.torch_mlp import activation_class
 from club_envs.vector_game import make_vector_game
 
 SIDE = "player"
 LEARNER = -1  # a seat's controller: the learner, or a league member's index
-ACTIVATIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 BOTS = {"heuristic": HeuristicAgent(), "heuristic_bold": HeuristicAgent(chip_cost=(0.25, 0.5), rival_weight=0.0)}
 PROGRESS_FILE = "progress.csv"
 PROGRESS_COLUMNS = ["advantage_std", "anchor_coef", "anchor_loss", "approx_kl", "clip_fraction", "decisions", "entropy",
@@ -96,7 +96,7 @@ PROGRESS_COLUMNS = ["advantage_std", "anchor_coef", "anchor_loss", "approx_kl", 
 def mlp(inputs: int, hidden: tuple[int, ...], activation: str) -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
     for width in hidden:
-        layers += [torch.nn.Linear(inputs, width), ACTIVATIONS[activation]()]
+        layers += [torch.nn.Linear(inputs, width), activation_class(activation)()]
         inputs = width
     return torch.nn.Sequential(*layers)
 

@@ -11,12 +11,20 @@ from collections.abc import Sequence
 import numpy as np
 
 
+def activation_class(name: str):
+    """The torch module class of an activation name (``relu`` or ``tanh``): the one table every
+    trainer builds its MLPs with, so a policy file's ``activation`` means the same everywhere."""
+    import torch
+
+    return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[name]
+
+
 def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str = "relu"):
     """A ``torch.nn.Sequential`` of the layers (``activation`` between them -- ``relu`` or ``tanh``,
     as the belief models and the policy files use --, none after the last), weights copied."""
     import torch
 
-    act = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[activation]
+    act = activation_class(activation)
     modules = []
     for i, (w, b) in enumerate(layers):
         linear = torch.nn.Linear(w.shape[1], w.shape[0])

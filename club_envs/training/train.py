@@ -315,7 +315,9 @@ class SelfPlayLoop:
         previous_handlers = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
         if warmed and sum(self.steps.values()) >= self.settings.total_steps:
             # the warm-up spent the budget: the run is the warm start itself (an imitation-only copy),
-            # which still gets its evaluation, best/, latest/ and a checkpoint like any finished run
+            # which still gets its evaluation, best/, latest/ and a checkpoint like any finished run;
+            # state.json says so, and a model card made from the run reads it there
+            self.state["imitation_only"] = True
             self.after_chunk()
         while sum(self.steps.values()) < self.settings.total_steps and not self.live.get("_stop"):
             self.learn_chunk()
@@ -376,7 +378,7 @@ class SelfPlayLoop:
             model.logger.dump(self.steps[s])
         save_state(self.run_dir, {"steps": self.steps, "phase": self.phase, "phase_done": self.phase_done,
                                   "best": self.best, "seconds": self.seconds(), "engine": self.state["engine"],
-                                  **{k: self.state[k] for k in ("started_from",) if k in self.state}})
+                                  **{k: self.state[k] for k in ("started_from", "imitation_only") if k in self.state}})
 
     def seconds(self) -> float:
         return self.state.get("seconds", 0.0) + time.perf_counter() - self.started

@@ -203,4 +203,5 @@ def test_a_budget_the_critic_warm_up_spends_leaves_the_imitated_copy_evaluated_a
     assert list((run_dir / "checkpoints").glob("player-*.zip"))
     state = json.loads((run_dir / "state.json").read_text())
     assert state["steps"] == {"player": 64}
+    assert state["imitation_only"] is True  # what a model card made from this run reads
     assert state["seconds"] >= 0.5 and json.loads((run_dir / "summary.json").read_text())["seconds"] >= 0.5

@@ -279,12 +279,13 @@ def test_shipping_a_missing_side_or_point_names_what_the_run_has(tmp_path, monke
 
 def test_a_card_says_when_a_run_was_imitation_only():
     """A run whose budget the critic warm-up spent (no PPO update moved the actor) is a copy of its
-    teacher, and its card says so instead of calling it self-play."""
+    teacher, and its card says so instead of calling it self-play; the run's state.json (written by
+    the trainer, which knows) decides, not a second reading of the config."""
     from club_envs.training.ship import _ppo_recipe
 
     copy = {"pretrain": {"games": 20_000, "imitate": {"team": "arkham_team_belief", "black_man": "heuristic"},
                          "critic_steps": 36_864}, "budget": {"total_steps": 73_728}}
-    assert _ppo_recipe(copy, sides=2) == ("imitation of team: arkham_team_belief, black_man: heuristic only, 20,000 "
-                                          "games: the critic warm-up spent the budget, so no PPO update moved the actor")
-    assert _ppo_recipe({**copy, "budget": {"total_steps": 73_729}}, sides=2) == "MaskablePPO, self-play"
-    assert _ppo_recipe({**copy, "pretrain": {**copy["pretrain"], "games": 0}}, sides=2) == "MaskablePPO, self-play"
+    assert _ppo_recipe(copy, imitation_only=True) == (
+        "imitation of team: arkham_team_belief, black_man: heuristic only, 20,000 "
+        "games: the critic warm-up spent the budget, so no PPO update moved the actor")
+    assert _ppo_recipe(copy) == "MaskablePPO, self-play"

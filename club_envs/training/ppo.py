@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import torch
 from sb3_contrib import MaskablePPO
 
 from club_envs.agents.policy import actor_weights_from_sb3

@@ -30,12 +30,16 @@ is the run's own :class:`~club_envs.arkham_decoders.vote_value.BlackManAgent`, w
 its learned value model rates higher, and a random vote in a ``black_man.exploration`` share of
 votes (every vote while it has never been fitted: the first generation's Black Man votes at
 random). Each of his votes is labelled with whether he won, and a fresh value model is fitted on
-the window's votes by logistic regression on the chosen vote's output (Monte Carlo policy
+the votes of the last ``black_man.window`` generations (``selfplay.window`` unless set) by
+logistic regression on the chosen vote's output (Monte Carlo policy
 iteration); it is evaluated against each ``evaluation.opponents`` team (``side`` ``black_man`` in
 ``evaluations.csv``, ``black_man_progress.csv``) and the best by mean win share is
 ``best/black_man.npz``. A wide window makes both sides answer the mixture of the other side's
 past generations rather than its latest (fictitious play): with a window of 2 the two sides chase
-each other and the win shares swing by 0.4 from one generation to the next.
+each other and the win shares swing by 0.4 from one generation to the next. A wide
+``black_man.window`` alone lets the Black Man answer every past team (the first generation's is
+the heuristic team) while the team keeps reading only his latest generations: a Black Man fitted
+on his own latest games learns the tells of the one team he met.
 
 **Where the games are played** (``selfplay.engine``): ``auto`` (the default) and ``vector`` play
 every game of a table size at once on the batched engine
@@ -477,23 +481,24 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
         np.savez_compressed(gen_dir / "examples.npz", **data)
         decisions += len(data["label"])
         votes += len(data.get("bm_vote", ()))
-        window = [run_dir / f"gen_{g:03d}" / "examples.npz" for g in range(max(1, generation - settings.window + 1), generation)]
-        merged = _merge([dict(np.load(p)) for p in window if p.is_file()] + [data])
+        merged = _merge([dict(np.load(p)) for p in _window(run_dir, generation, settings.window)] + [data])
+        bm_data = (merged if settings.bm_window == settings.window or black_man is None
+                   else _merge([_votes(p) for p in _window(run_dir, generation, settings.bm_window)] + [_votes(data)]))
         del data
         played = time.time() - start
-        # --- 3. fit both sides on the window's examples -------------------------------------------
+        # --- 3. fit both sides on their windows' examples -----------------------------------------
         model, stats = fit(model, merged, settings, generation, report)
         model.save(gen_dir / "belief.npz", {"generation": generation, "decisions": decisions,
                                            **{k: float(v) for k, v in stats.items()}})
         if black_man is not None:
-            black_man, bm_stats = fit_black_man(merged, settings, generation, report)
+            black_man, bm_stats = fit_black_man(bm_data, settings, generation, report)
             black_man.save(gen_dir / BLACK_MAN_FILE, {"generation": generation, "votes": votes,
                                                       **{k: float(v) for k, v in bm_stats.items()}})
             run_folder.append_csv(run_dir / "black_man_progress.csv",
                                   [[generation, bm_stats["fit_votes"], bm_stats["held_out"], f"{bm_stats['agree_share']:.4f}",
                                     f"{bm_stats['constant_nats']:.4f}", f"{bm_stats['model_nats']:.4f}"]],
                                   ["generation", "votes", "held_out", "agree_share", "constant_nats", "model_nats"])
-        del merged
+        del merged, bm_data
         # --- 4. evaluate on the fixed seed series; keep each side's best ----------------------------
         try:
             rows = evaluate(model, settings, black_man, report,
@@ -547,6 +552,22 @@ def _keep_best(rows: list[dict[str, Any]], side: str, best: dict[str, Any], gene
         return best
     shutil.copyfile(source, target)
     return {"generation": generation, "score": score}
+
+
+def _window(run_dir: Path, generation: int, width: int) -> list[Path]:
+    """The example files of the ``width - 1`` generations before ``generation`` (those on disk)."""
+    paths = [run_dir / f"gen_{g:03d}" / "examples.npz" for g in range(max(1, generation - width + 1), generation)]
+    return [p for p in paths if p.is_file()]
+
+
+def _votes(source: Path | dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The learned Black Man's examples of one generation (and its game ids, which number the games
+    for :func:`_merge`), without the team's: a wide ``black_man.window`` reads only these."""
+    keys = ("game", "bm_x", "bm_vote", "bm_won", "bm_game")
+    if isinstance(source, Path):
+        with np.load(source) as part:
+            return {key: part[key] for key in keys}
+    return {key: source[key] for key in keys}
 
 
 def _merge(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -364,6 +364,7 @@ ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
         }),
         "black_man": section({
             "exploration": {"type": "number", "minimum": 0, "maximum": 1},
+            "window": GENERATIONS_PROPERTIES["window"],  # absent: selfplay.window
             "hidden": HIDDEN_LAYERS_SCHEMA,
             **FIT_PROPERTIES,
         }),
@@ -840,11 +841,13 @@ def _belief(resolved: dict[str, Any], source: str) -> BeliefConfig:
 def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:
     sp, tr, ev, bm = resolved["selfplay"], resolved["training"], resolved["evaluation"], resolved["black_man"]
     players = table_sizes(resolved["game"]["num_players"])
+    bm.setdefault("window", sp["window"])  # written to the run folder resolved, like every other setting
     return ArkhamBeliefConfig(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
                               tuple(resolved["model"]["hidden"]), float(tr["learning_rate"]), tr["batch_size"],
                               tr["epochs"], float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
                               ev["seed"], resolved["seed"], resolved, float(bm["exploration"]), tuple(bm["hidden"]),
-                              float(bm["learning_rate"]), bm["batch_size"], bm["epochs"], sp["engine"])
+                              float(bm["learning_rate"]), bm["batch_size"], bm["epochs"], sp["engine"],
+                              bm["window"])
 
 
 def _table_sections(resolved: dict[str, Any], loop: str, source: str) -> dict[str, Any]:

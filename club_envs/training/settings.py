@@ -254,6 +254,7 @@ class ArkhamBeliefConfig:
     bm_batch_size: int = 512
     bm_epochs: int = 6
     engine: str = "auto"  # where the games are played: ENGINES
+    bm_window: int = 2  # generations of the learned Black Man's votes his fit reads (the team's: window)
 
     @property
     def learns_black_man(self) -> bool:

@@ -117,3 +117,34 @@ def test_every_ruling_is_numbered_anchored_and_pinned_by_a_test(page):
         assert heading.startswith(f"R{number}. ") and heading.endswith(f"{{#r{number}}}"), heading
         pinned = section.split("Pinned by:", 1)
         assert len(pinned) == 2 and TEST_REF.search(pinned[1]), f"{page.name} R{number} names no test"
+
+
+DOTTED = re.compile(r"`(club_envs(?:\.\w+)+)`")
+
+
+def _resolves(dotted: str) -> bool:
+    """Whether ``dotted`` names a module of the package or something a module holds."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
+
+
+def test_every_dotted_name_a_page_gives_exists():
+    """A page that points a reader at ``club_envs.x.NAME`` points at something there: a constant
+    moved to another module fails here until the page follows it."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    missing = sorted({f"{page.relative_to(ROOT)}: {name}" for page in pages
+                      for name in DOTTED.findall(page.read_text(encoding="utf-8")) if not _resolves(name)})
+    assert not missing, missing
+    assert not _resolves("club_envs.training.arkham_belief.SCHEMA")  # the check can fail

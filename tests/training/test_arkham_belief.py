@@ -79,7 +79,8 @@ def test_the_black_mans_examples_are_his_votes_and_the_outcome():
     ({"selfplay": {"opponents": ["self", "self"]}}, "selfplay.opponents: "),
     ({"black_man": {"exploration": 1.5}}, "black_man.exploration: 1.5 is not allowed"),
     ({"black_man": {"epsilon": 0.1}}, "black_man: unknown key 'epsilon'; allowed keys: batch_size, epochs, exploration, "
-                                      "hidden, learning_rate"),
+                                      "hidden, learning_rate, window"),
+    ({"black_man": {"window": 0}}, "black_man.window: 0 is not allowed; allowed values: 1..100"),
     ({"evaluation": {"opponents": ["ismcts"]}}, "evaluation.opponents[0]: 'ismcts' is not allowed"),
     ({"training": {"validation_share": 1}}, "training.validation_share: 1 is not allowed"),
     ({"model": {"hidden": []}}, "model.hidden: "),
@@ -268,3 +269,24 @@ def test_the_engine_a_run_starts_with_is_kept_and_old_run_folders_resume_on_the_
     other = trainer.run(again, runs_dir=tmp_path / "b", progress=False)
     for name in ("gen_002/examples.npz", "gen_002/belief.npz"):  # the resumed run went on as it started
         assert (run / name).read_bytes() == (other / name).read_bytes(), name
+
+
+def test_the_black_mans_window_reads_his_votes_of_that_many_generations(tmp_path):
+    """``black_man.window`` (absent: ``selfplay.window``) is how many generations of his own votes
+    the learned Black Man is fitted on; the team's fit keeps ``selfplay.window``."""
+    assert configs.from_mapping(SELF_PLAY, "x.yaml").bm_window == 2
+    assert configs.validate(SELF_PLAY, "x.yaml")["black_man"]["window"] == 2
+    wide = {**SELF_PLAY, "game": {"num_players": [4]}, "selfplay": {**SELF_PLAY["selfplay"], "generations": 3, "window": 1},
+            "black_man": {**SELF_PLAY["black_man"], "window": 3}}
+    path = tmp_path / "wide.yaml"
+    path.write_text(yaml.safe_dump(wide))
+    run = trainer.run(path, runs_dir=tmp_path / "a", progress=False)
+    assert yaml.safe_load((run / "config.yaml").read_text())["black_man"]["window"] == 3
+    votes = [len(np.load(run / f"gen_{g:03d}" / "examples.npz")["bm_vote"]) for g in (1, 2, 3)]
+    decisions = [len(np.load(run / f"gen_{g:03d}" / "examples.npz")["label"]) for g in (1, 2, 3)]
+    with (run / "black_man_progress.csv").open() as f:
+        fitted = [int(r["votes"]) + int(r["held_out"]) for r in csv.DictReader(f)]
+    with (run / "progress.csv").open() as f:
+        team = [int(r["examples"]) + int(r["held_out"]) for r in csv.DictReader(f)]
+    assert fitted == [votes[0], votes[0] + votes[1], sum(votes)]
+    assert team == decisions  # selfplay.window 1: each generation's own decisions only

@@ -75,7 +75,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
     state = json.loads((run_dir / "state.json").read_text())
     config_name = run_dir.name.rsplit("-", 2)[0]
     command = command or f"club-envs train configs/{config_name}.yaml"
-    evaluated, exploited = _read_all(evaluations), _read_all(exploit)
+    evaluated, exploited = _read_all(evaluations), [_exploit_entry(r) for r in _read_all(exploit)]
     curve = None
     if (run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
         curve = plot_curve(run_dir, SHIPPED_DIR / f"{name}_curve.png", title=name).name
@@ -148,7 +148,7 @@ def ship_belief(run_dir: Path, name: str, evaluations: Sequence[Path] = (), comm
         "training_seconds": state.get("seconds"), "cpus": os.cpu_count(),
         "stopped_early": state["generation"] < config["selfplay"]["generations"],
         "learning_curve": curve, "command": command or f"club-envs train configs/{config_name}.yaml",
-        "config": config, "evaluations": _read_all(evaluations), "exploit": _read_all(exploit), "notes": notes,
+        "config": config, "evaluations": _read_all(evaluations), "exploit": [_exploit_entry(r) for r in _read_all(exploit)], "notes": notes,
     }
     if temper is not None:  # cards of untempered models keep their keys (and their text) unchanged
         card["tempered"] = model.meta["tempered"]
@@ -166,7 +166,7 @@ def record_in_card(result: dict[str, Any], name: str, wall: str | None = None, n
     if not path.is_file():
         raise FileNotFoundError(f"no model card {path}")
     card = json.loads(path.read_text())
-    entry = dict(result)
+    entry = _exploit_entry(result)
     if wall:
         entry["wall"] = wall
     if note:
@@ -174,6 +174,12 @@ def record_in_card(result: dict[str, Any], name: str, wall: str | None = None, n
     card["exploit"] = [run for run in card.get("exploit", []) if run["settings"] != result["settings"]] + [entry]
     _write_card(folder, name, card)
     return path
+
+
+def _exploit_entry(result: dict[str, Any]) -> dict[str, Any]:
+    """An exploit result as a card keeps it: without its run folder, a path on the machine that ran
+    it (the card travels with the wheel; the settings and figures say what was measured)."""
+    return {key: value for key, value in result.items() if key != "run_dir"}
 
 
 def _read_all(paths: Sequence[Path]) -> list:
@@ -213,12 +219,27 @@ def _ppo_recipe(config: dict, imitation_only: bool = False) -> str:
     if config.get("recipe") == "table_dmc":
         return "Monte-Carlo Q learning with action features on every seat of the table, club_envs/training/table_dmc.py"
     pretrain = config.get("pretrain") or {}
+    teacher = pretrain.get("imitate", "heuristic")
+    teachers = teacher if isinstance(teacher, str) else ", ".join(f"{k}: {v}" for k, v in teacher.items())
     if imitation_only:
-        teacher = pretrain.get("imitate", "heuristic")
-        teachers = teacher if isinstance(teacher, str) else ", ".join(f"{k}: {v}" for k, v in teacher.items())
         return (f"imitation of {teachers} only, {pretrain['games']:,} games: the critic warm-up spent the budget, "
                 "so no PPO update moved the actor")
-    return "MaskablePPO, self-play"
+    parts = ["MaskablePPO, self-play"]
+    selfplay = config.get("selfplay") or {}
+    if selfplay.get("bots") and selfplay.get("bot_share"):
+        parts[0] += (f" against its snapshots and, in {selfplay['bot_share']:.0%} of the draws, "
+                     f"{', '.join(selfplay['bots'])}")
+    starts = pretrain.get("from_policy") or {}
+    if starts:
+        parts.append("started from " + ", ".join(f"{policy} ({side})" for side, policy in starts.items()))
+    if pretrain.get("games"):
+        parts.append(f"{'the other sides ' if starts else ''}started as an imitation of {teachers} "
+                     f"({pretrain['games']:,} games)")
+    pull = config.get("anchor") or {}
+    if pull.get("coef") and pull.get("sides"):
+        parts.append(f"a KL pull towards the start ({', '.join(pull['sides'])}; weight {pull['coef']:g}"
+                     + (f", falling to 0 over {pull['anneal_steps']:,} of its steps" if pull.get("anneal_steps") else "") + ")")
+    return "; ".join(parts)
 
 
 def state_steps_short(state: dict, config: dict) -> bool:

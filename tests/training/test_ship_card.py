@@ -288,4 +288,37 @@ def test_a_card_says_when_a_run_was_imitation_only():
     assert _ppo_recipe(copy, imitation_only=True) == (
         "imitation of team: arkham_team_belief, black_man: heuristic only, 20,000 "
         "games: the critic warm-up spent the budget, so no PPO update moved the actor")
-    assert _ppo_recipe(copy) == "MaskablePPO, self-play"
+    assert _ppo_recipe(copy) == ("MaskablePPO, self-play; started as an imitation of team: arkham_team_belief, "
+                                 "black_man: heuristic (20,000 games)")
+
+
+def test_a_cards_recipe_line_says_whom_it_played_where_it_started_and_what_pulled_it():
+    """The card's "trained with" line: the bots among its opponents, the policy or teacher it
+    started from, and the KL pull towards that start, read from the run's config."""
+    from club_envs.training.ship import _ppo_recipe
+
+    assert _ppo_recipe({}) == "MaskablePPO, self-play"
+    anchored = {"selfplay": {"bots": ["heuristic", "arkham_style_mix"], "bot_share": 0.6},
+                "pretrain": {"games": 5000, "imitate": "heuristic", "from_policy": {"team": "arkham_neural_team_copy"}},
+                "anchor": {"coef": 0.1, "anneal_steps": 2_000_000, "sides": ["team"]}}
+    assert _ppo_recipe(anchored) == (
+        "MaskablePPO, self-play against its snapshots and, in 60% of the draws, heuristic, arkham_style_mix; "
+        "started from arkham_neural_team_copy (team); the other sides started as an imitation of heuristic "
+        "(5,000 games); a KL pull towards the start (team; weight 0.1, falling to 0 over 2,000,000 of its steps)")
+    unpulled = {**anchored, "selfplay": {"bots": ["heuristic"], "bot_share": 0.0}, "anchor": {"coef": 0.0, "sides": []}}
+    assert _ppo_recipe(unpulled) == ("MaskablePPO, self-play; started from arkham_neural_team_copy (team); "
+                                     "the other sides started as an imitation of heuristic (5,000 games)")
+
+
+def test_no_shipped_card_names_a_path_on_the_machine_that_made_it():
+    """A card travels with the wheel: an exploit run's folder or a scratch policy file would point
+    at a machine its reader never saw (and say how it was worked on), so cards hold names only."""
+    import re
+
+    from club_envs.training import ship
+
+    absolute = re.compile(r'"(?:/|[A-Za-z]:\\\\)[^"]*"')
+    for path in sorted(ship.SHIPPED_DIR.glob("*.json")):
+        assert not absolute.findall(path.read_text()), path.name
+    card = {"settings": {"agent": "x"}, "run_dir": "/somewhere/exploit-x", "responder_win_share": 0.5}
+    assert "run_dir" not in ship._exploit_entry(card) and ship._exploit_entry(card)["responder_win_share"] == 0.5

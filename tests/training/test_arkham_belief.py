@@ -106,6 +106,9 @@ def test_the_self_play_config_is_the_one_of_the_shipped_pair():
     assert (cfg.games, cfg.window, cfg.bm_exploration, cfg.bm_hidden, cfg.bm_epochs) == (1500, 2, 0.2, (128, 128), 6)
     assert (cfg.eval_games, cfg.eval_opponents, cfg.eval_seed, cfg.seed) == (300, ("heuristic",), 18, 0)
     assert not configs.load(CONFIG_DIR / "arkham_team_belief.yaml").learns_black_man
+    wide = configs.load(CONFIG_DIR / "arkham_selfplay_belief_bmwindow.yaml")
+    assert (wide.window, wide.bm_window, wide.eval_opponents) == (2, 4, ("heuristic", "arkham_style_mix"))
+    assert dataclasses.replace(wide, bm_window=2, raw=cfg.raw, eval_opponents=cfg.eval_opponents) == cfg  # nothing else changed
 
 
 def test_a_tiny_run_writes_its_files_resumes_and_repeats(tmp_path):

@@ -134,6 +134,11 @@ def test_cli_evaluate_pool_writes_a_row_per_opponent(tmp_path, capsys, monkeypat
     assert main(["evaluate", "members_only", "--players", "3", "--agents", "heuristic,random,random",
                  "--pool", "holdout"]) == 2
     assert "--agents must name one agent" in capsys.readouterr().err
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "player=heuristic", "--pool", "holdout"]) == 2
+    capsys.readouterr()
+    # an agent's own options hold "=" and are still one agent
+    assert main(["evaluate", "members_only", "--players", "3", "--agents", "members_only_belief:temper=0.5",
+                 "--pool", "holdout", "--games", "2"]) == 0
 
 
 def test_a_baseline_plays_the_same_seats_on_the_same_deals():

@@ -29,7 +29,7 @@ class Lineup:
         seats = num_players if seats is None else seats
         if not items:
             raise ValueError(f"{option} is empty; give one agent name, one per seat, or role=name pairs")
-        if any(_is_role_pair(item) for item in items):
+        if any(is_role_pair(item) for item in items):
             per_role = _parse_roles(items, game, option)
             missing = [r for r in game.ROLES if r not in per_role]
             if every_role and missing:
@@ -58,7 +58,7 @@ class Lineup:
         return lambda seat, role: make(per_role[role], seat)
 
 
-def _is_role_pair(item: str) -> bool:
+def is_role_pair(item: str) -> bool:
     """``role=name``; an agent's own options (``ismcts:iters=200``) come after a colon instead."""
     return "=" in item and ":" not in item.partition("=")[0]
 

@@ -12,7 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
-from club_envs.agents.lineup import Lineup
+from club_envs.agents.lineup import Lineup, is_role_pair
 from club_envs.agents.registry import load as load_agent
 from club_envs.cli.checks import check_count, check_output_file, check_output_folder, check_roles, check_seed
 from club_envs.evaluation import format_table, play_series, play_series_parallel
@@ -154,7 +154,7 @@ def _one_blas_thread():
 
 def _run_pool(args: argparse.Namespace, game, config) -> int:
     """``--pool``: the one agent of ``--agents`` against every member of the pool."""
-    if any(mark in args.agents for mark in (",", "=")):
+    if "," in args.agents or is_role_pair(args.agents):  # its own options (name:temper=0.2) are one agent
         raise ValueError(f"--pool plays one agent against the pool; --agents must name one agent, got {args.agents!r}")
     if args.workers != 1 or args.records is not None:
         raise ValueError("--pool plays in one process and keeps no records; drop --workers and --records")

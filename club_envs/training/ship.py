@@ -75,7 +75,7 @@ def ship(run_dir: Path, side: str, name: str, evaluations: Sequence[Path] = (), 
     state = json.loads((run_dir / "state.json").read_text())
     config_name = run_dir.name.rsplit("-", 2)[0]
     command = command or f"club-envs train configs/{config_name}.yaml"
-    evaluated, exploited = _read_all(evaluations), [_exploit_entry(r) for r in _read_all(exploit)]
+    evaluated, exploited = _read_all(evaluations), _read_exploits(exploit)
     curve = None
     if (run_dir / "evaluations.csv").is_file():  # the learning curve, beside the card
         curve = plot_curve(run_dir, SHIPPED_DIR / f"{name}_curve.png", title=name).name
@@ -148,7 +148,7 @@ def ship_belief(run_dir: Path, name: str, evaluations: Sequence[Path] = (), comm
         "training_seconds": state.get("seconds"), "cpus": os.cpu_count(),
         "stopped_early": state["generation"] < config["selfplay"]["generations"],
         "learning_curve": curve, "command": command or f"club-envs train configs/{config_name}.yaml",
-        "config": config, "evaluations": _read_all(evaluations), "exploit": [_exploit_entry(r) for r in _read_all(exploit)], "notes": notes,
+        "config": config, "evaluations": _read_all(evaluations), "exploit": _read_exploits(exploit), "notes": notes,
     }
     if temper is not None:  # cards of untempered models keep their keys (and their text) unchanged
         card["tempered"] = model.meta["tempered"]
@@ -180,6 +180,11 @@ def _exploit_entry(result: dict[str, Any]) -> dict[str, Any]:
     """An exploit result as a card keeps it: without its run folder, a path on the machine that ran
     it (the card travels with the wheel; the settings and figures say what was measured)."""
     return {key: value for key, value in result.items() if key != "run_dir"}
+
+
+def _read_exploits(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """``club-envs exploit`` result files as a card keeps them (:func:`_exploit_entry`)."""
+    return [_exploit_entry(result) for result in _read_all(paths)]
 
 
 def _read_all(paths: Sequence[Path]) -> list:

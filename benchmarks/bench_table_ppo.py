@@ -2,6 +2,12 @@
 (the reference) and overlapped with the next rollout (``ppo.overlap``), measured in the same run.
 
     python benchmarks/bench_table_ppo.py [--steps 150000] [--features members_only_belief_inputs]
+    python benchmarks/bench_table_ppo.py --config configs/members_only_neural_selfplay_long.yaml \
+        --reference configs/members_only_neural_selfplay.yaml [--steps 1000000]
+
+The second form measures two config files' own settings one after the other in the same run (their
+budgets replaced by ``--steps``, no evaluation, no checkpoint, no imitation) and prints the first's
+rate beside the reference's: what a change of settings buys on this machine.
 
 Each variant trains a fresh run folder from the same config and seed (no evaluation, no imitation)
 for ``--steps`` learner decisions; the rate is the trainer's own (``progress.csv``: decisions since
@@ -39,10 +45,17 @@ def measure(features: str, steps: int, overlap: bool, folder: Path) -> dict[str,
     cfg = yaml.safe_load(yaml.safe_dump(CONFIG))
     cfg["network"]["features"] = features
     cfg["ppo"]["overlap"] = overlap
-    cfg["budget"] = {"total_steps": steps}
-    path = folder / f"overlap-{overlap}.yaml"
+    return measure_config(cfg, steps, folder, f"overlap-{overlap}")
+
+
+def measure_config(cfg: dict, steps: int, folder: Path, name: str) -> dict[str, float]:
+    """Train ``cfg`` for ``steps`` learner decisions in a fresh folder and read the trainer's own rate."""
+    cfg = {**cfg, "budget": {"total_steps": steps}, "evaluation": {"every": 10**9, "games": 0},
+           "checkpoint": {"every": 10**9}}
+    cfg.pop("imitation", None)
+    path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg))
-    run_dir = run(path, runs_dir=folder / f"runs-{overlap}", progress=False)
+    run_dir = run(path, runs_dir=folder / f"runs-{name}", progress=False)
     rows = list(csv.DictReader((run_dir / "progress.csv").open()))
     rollout = sum(float(r["rollout_seconds"]) for r in rows)
     update = sum(float(r["update_seconds"]) for r in rows)
@@ -50,12 +63,33 @@ def measure(features: str, steps: int, overlap: bool, folder: Path) -> dict[str,
             "update": update}
 
 
+def compare(config: Path, reference: Path, steps: int) -> None:
+    """Two configs' own settings, the reference first, in the same run."""
+    rates = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path in (("reference", reference), ("config", config)):
+            rates[name] = measure_config(yaml.safe_load(path.read_text()), steps, Path(tmp), name)
+    print(f"table_ppo, {int(rates['config']['steps']):,} learner decisions each")
+    print(f"{'config':<52} {'decisions/s':>12} {'vs reference':>13}")
+    for name, path in (("reference", reference), ("config", config)):
+        rate = rates[name]["rate"]
+        print(f"{path.name + (' (reference)' if name == 'reference' else ''):<52} {rate:>12,.0f} "
+              f"{rate / rates['reference']['rate']:>12.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=150_000)
     parser.add_argument("--features", default="members_only_belief_inputs",
                         choices=["members_only_beliefs", "members_only_heuristic", "members_only_belief_inputs"])
+    parser.add_argument("--config", type=Path, help="a table_ppo config file to measure on its own settings")
+    parser.add_argument("--reference", type=Path, help="with --config: the config file to measure beside it")
     args = parser.parse_args()
+    if (args.config is None) != (args.reference is None):
+        parser.error("--config and --reference go together")
+    if args.config is not None:
+        compare(args.config, args.reference, args.steps)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         serial = measure(args.features, args.steps, False, Path(tmp))
         overlapped = measure(args.features, args.steps, True, Path(tmp))

@@ -423,6 +423,7 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
             "critic": {"enum": list(CRITICS)},
             "threads": {"type": "integer", "minimum": 1, "maximum": 16},
             "overlap": {"type": "boolean"},
+            "precision": {"enum": ["float32", "bfloat16"]},
         }),
         "network": section({
             "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
@@ -469,7 +470,7 @@ TABLE_PPO_DEFAULTS: dict[str, Any] = {
     "game": {"name": "members_only", "num_players": [4], "options": {}},
     "ppo": {"games": 256, "steps": 64, "learning_rate": 2.5e-4, "epochs": 4, "minibatch": 4096, "gamma": 0.995,
             "gae_lambda": 0.95, "clip": 0.1, "entropy": 0.01, "value_coef": 0.5, "max_grad_norm": 0.5,
-            "critic": "observation", "threads": 1, "overlap": False},
+            "critic": "observation", "threads": 1, "overlap": False, "precision": "float32"},
     "network": {"hidden": [256, 256], "activation": "tanh", "features": "members_only_beliefs"},
     "league": {"share": 0.5, "snapshot_every": 1_000_000, "pool_size": 20, "bots": [], "bot_share": 0.0},
     "anchor": {"bot": "none", "coef": 0.0, "anneal_steps": 0},

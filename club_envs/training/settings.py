@@ -286,6 +286,7 @@ class TablePpoSettings:
     critic: str
     threads: int
     overlap: bool  # play the next rollout while the update runs (one update of lag)
+    precision: str = "float32"  # the hidden layers' arithmetic: float32 or bfloat16 (CPU autocast)
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,18 @@ PROGRESS_COLUMNS = ["advantage_std", "anchor_coef", "anchor_loss", "approx_kl", 
 
 # --------------------------------------------------------------------------- the networks
 
+# ``ppo.precision``: the arithmetic of the hidden layers. The weights, the optimiser and the output
+# layers stay float32 either way (as do exported policy files); with ``bfloat16`` the hidden layers'
+# matrix products run under CPU autocast, which oneDNN maps to AMX / AVX512-BF16 instructions where
+# the CPU has them -- 2-2.6x faster products for a 256-wide network, which is most of the update.
+PRECISIONS: dict[str, torch.dtype | None] = {"float32": None, "bfloat16": torch.bfloat16}
+
+
+def hidden_arithmetic(dtype: torch.dtype | None):
+    """A context that runs the hidden layers in ``dtype`` (autocast), or changes nothing (``None``)."""
+    return torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None)
+
+
 def mlp(inputs: int, hidden: tuple[int, ...], activation: str) -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
     for width in hidden:
@@ -105,15 +117,19 @@ class Actor(torch.nn.Module):
     """Inputs -> hidden layers -> logits, named as the policy files name them (``policy_net``,
     ``action_net``), so the weights export as they are."""
 
-    def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...], activation: str) -> None:
+    def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...], activation: str,
+                 precision: str = "float32") -> None:
         super().__init__()
         self.policy_net = mlp(inputs, hidden, activation)
         self.action_net = torch.nn.Linear(hidden[-1], actions)
         torch.nn.init.orthogonal_(self.action_net.weight, gain=0.01)  # near-uniform at the start
         torch.nn.init.zeros_(self.action_net.bias)
+        self.compute = PRECISIONS[precision]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.action_net(self.policy_net(x))
+        with hidden_arithmetic(self.compute):
+            hidden = self.policy_net(x)
+        return self.action_net(hidden.float())  # the logits in float32: PPO's ratios divide their exponentials
 
     def file_weights(self) -> dict[str, torch.Tensor]:
         """The weights under the names of a policy file (``mlp_extractor.policy_net.*``, ``action_net.*``)."""
@@ -123,13 +139,16 @@ class Actor(torch.nn.Module):
 
 
 class Critic(torch.nn.Module):
-    def __init__(self, inputs: int, hidden: tuple[int, ...], activation: str) -> None:
+    def __init__(self, inputs: int, hidden: tuple[int, ...], activation: str, precision: str = "float32") -> None:
         super().__init__()
         self.body = mlp(inputs, hidden, activation)
         self.head = torch.nn.Linear(hidden[-1], 1)
+        self.compute = PRECISIONS[precision]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.body(x)).squeeze(-1)
+        with hidden_arithmetic(self.compute):
+            hidden = self.body(x)
+        return self.head(hidden.float()).squeeze(-1)
 
 
 def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
@@ -281,8 +300,13 @@ class TablePpo:
         """The actor and the critic (it reads the hidden state too with ``ppo.critic: privileged``)."""
         net = self.settings.network
         self.privileged = self.loop.critic == "privileged"
-        return {"actor": Actor(self.input_size, self.actions, net.hidden, net.activation),
-                "critic": Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation)}
+        precision = self.loop.precision
+        if precision == "bfloat16" and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+            print("warning: ppo.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): "
+                  "it trains, but slower than float32", file=sys.stderr)
+        return {"actor": Actor(self.input_size, self.actions, net.hidden, net.activation, precision),
+                "critic": Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation,
+                                 precision)}
 
     @property
     def actor(self) -> Actor:
@@ -750,7 +774,9 @@ class TablePpo:
                                   "best": {k: v for k, v in self.best.items() if k != "live"}})
 
     def describe_learner(self) -> str:
-        return f"learner inputs {self.input_size}, critic {'privileged' if self.privileged else 'observation'}"
+        precision = self.loop.precision
+        return (f"learner inputs {self.input_size}, critic {'privileged' if self.privileged else 'observation'}"
+                + (f", hidden layers in {precision}" if precision != "float32" else ""))
 
     def seconds(self) -> float:
         """Wall time of the run so far, every resumed part included."""

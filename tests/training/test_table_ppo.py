@@ -12,10 +12,10 @@ import pytest
 import torch
 import yaml
 
-from club_envs.agents.policy import PolicyAgent
+from club_envs.agents.policy import PolicyAgent, load_policy_file
 from club_envs.training import config as configs
 from club_envs.training.launch import run
-from club_envs.training.table_ppo import LEARNER, TablePpo, chain_advantages, masked_logits
+from club_envs.training.table_ppo import LEARNER, Actor, Critic, TablePpo, chain_advantages, masked_logits
 from club_envs.training.settings import ExploitSettings
 from club_envs.training.progress import Reporter
 from tests.training.test_train import assert_same_runs
@@ -279,6 +279,7 @@ def test_a_responder_from_the_policy_needs_its_network():
     ({"imitation": {"decisions": 100}}, r"imitation.decisions: 100 imitates anchor.bot, which is none"),
     ({"ppo": {"critic": "oracle"}}, r"ppo.critic: 'oracle' is not allowed; allowed values: observation, privileged"),
     ({"league": {"bots": ["alphazero"]}}, r"league.bots"),
+    ({"ppo": {"precision": "float16"}}, r"ppo.precision: 'float16' is not allowed; allowed values: float32, bfloat16"),
 ])
 def test_bad_settings_are_refused_in_one_line(changes, message):
     with pytest.raises(configs.ConfigFileError, match=message):
@@ -293,3 +294,48 @@ def test_bad_rule_options_are_refused_before_a_run_folder_exists(tmp_path):
     with pytest.raises(configs.ConfigFileError, match=r"game.options: .*max_heat"):
         run(path, runs_dir=tmp_path / "runs", progress=False)
     assert not (tmp_path / "runs").exists()
+
+
+def test_bfloat16_runs_the_hidden_layers_only_and_leaves_float32_exact(tmp_path):
+    torch.manual_seed(0)
+    exact = Actor(40, 7, (32, 32), "tanh")
+    fast = Actor(40, 7, (32, 32), "tanh", "bfloat16")
+    fast.load_state_dict(exact.state_dict())
+    x = torch.randn(256, 40)
+    with torch.no_grad():
+        plain = exact.action_net(exact.policy_net(x))
+        assert torch.equal(exact(x), plain), "float32 computes exactly what it did before the setting"
+        out = fast(x)
+    assert out.dtype == torch.float32, "the logits stay float32 (PPO's ratios divide their exponentials)"
+    assert not torch.equal(out, plain), "bfloat16 is in use"
+    assert torch.allclose(out, plain, atol=0.05), "and close to float32"
+    assert all(p.dtype == torch.float32 for p in fast.parameters()), "the weights stay float32"
+    critic = Critic(40, (32,), "tanh", "bfloat16")
+    with torch.no_grad():
+        assert critic(x).dtype == torch.float32 and critic(x).shape == (256,)
+
+
+def test_a_bfloat16_run_repeats_learns_and_exports_float32_policies(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["ppo"].update({"precision": "bfloat16", "overlap": True, "critic": "privileged"})
+    path = tmp_path / "bf16.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    a = run(path, runs_dir=tmp_path / "a", progress=False)
+    b = run(path, runs_dir=tmp_path / "b", progress=False)
+    assert_same_runs(a, b)  # the same seed, the same run, in bfloat16 too
+    rows = list(csv.DictReader((a / "progress.csv").open()))
+    assert rows and all(np.isfinite(float(r["policy_loss"])) and float(r["approx_kl"]) >= 0 for r in rows)
+    net, _ = load_policy_file(a / "latest" / "policy.pt")
+    assert all(w.dtype == np.float32 for layer in net.layers for w in layer)
+    assert configs.load(a / "config.yaml").ppo.precision == "bfloat16", "the run folder states its precision"
+    cfg = settings(ppo={"precision": "bfloat16", "games": 32, "steps": 32, "minibatch": 512, "learning_rate": 2e-3,
+                        "epochs": 4, "entropy": 0.0},
+                   network={"hidden": [64], "features": "members_only_heuristic"},
+                   anchor={"bot": "heuristic", "coef": 5.0, "anneal_steps": 0}, league={"share": 0.0})
+    trainer = TablePpo(cfg, tmp_path / "c", {}, Reporter.quiet())
+    losses = []
+    for _ in range(12):
+        buffer, links = trainer.rollout()
+        losses.append(trainer.update(buffer, links)["anchor_loss"])
+        trainer.steps += buffer.size
+    assert np.mean(losses[-3:]) < 0.6 * losses[0], "a bfloat16 learner learns as the float32 one does " + str(losses)

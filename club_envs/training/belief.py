@@ -40,6 +40,7 @@ seed, same run.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -67,7 +68,7 @@ from club_envs.training.config import ConfigFileError
 from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import BeliefConfig
-from club_envs.training.torch_mlp import to_layers, to_torch
+from club_envs.training.torch_mlp import bfloat16_is_native, forward_in, to_layers, to_torch
 from club_envs.vector_evaluation import available, policy_win_share
 
 # Games played together on the reference engine (their decisions batched): large batches, small
@@ -273,6 +274,8 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
     held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
     net = to_torch(model.layers)
     optimizer = torch.optim.Adam(net.parameters(), lr=settings.learning_rate)
+    # what the loss calls: the network, its hidden layers in ``training.precision``
+    forward = functools.partial(forward_in, net, precision=settings.precision)
     # The observations stay float16 (a million examples are 1 GB); each batch is widened on its own.
     tensors = [torch.from_numpy(a) for a in (observations, log_prior, allowed, targets.astype(np.int64))]
 
@@ -281,7 +284,7 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
             total = 0.0
             for start in range(0, len(rows), 16384):
                 r = torch.from_numpy(rows[start:start + 16384])
-                total += float(_loss(net, *(t[r] for t in tensors)) * len(r))
+                total += float(_loss(forward, *(t[r] for t in tensors)) * len(r))
         return total / max(1, len(rows))  # _loss is already a mean per category
 
     before = nll(held) if len(held) else float("nan")
@@ -293,7 +296,7 @@ def fit(model: BeliefModel, observations: np.ndarray, targets: np.ndarray, games
         shuffled = rng.permutation(train)
         for start in range(0, len(shuffled) - settings.batch_size + 1, settings.batch_size):
             rows = torch.from_numpy(shuffled[start:start + settings.batch_size])
-            loss = _loss(net, *(t[rows] for t in tensors))
+            loss = _loss(forward, *(t[rows] for t in tensors))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -429,6 +432,9 @@ def _generations(settings: BeliefConfig, run_dir: Path, state: dict, report: Rep
         state = {**state, "engine": engine}
         run_folder.save_state(run_dir, state)
     say(f"games on the {'batched' if engine == VECTOR else 'reference'} engine ({why})")
+    if settings.precision != "float32":
+        say(f"fits with hidden layers in {settings.precision}"
+            + ("" if bfloat16_is_native() else " (this CPU has no bfloat16 instructions: slower than float32)"))
     if done:
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")

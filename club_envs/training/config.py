@@ -42,6 +42,7 @@ from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettin
                                          LeagueSettings, DmcSettings, ExploiterSettings, AnchorSettings,
                                          ImitationSettings, START_FROM_POLICY, TrainingConfig, teacher_of,
                                          WARM_STARTS)
+from club_envs.training.torch_mlp import PRECISIONS
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
 
@@ -327,6 +328,7 @@ BELIEF_SCHEMA: dict[str, Any] = {
             **FIT_PROPERTIES,
             "lr_decay": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
             "validation_share": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+            "precision": {"enum": list(PRECISIONS)},
         }),
         "evaluation": section({
             "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
@@ -340,7 +342,8 @@ BELIEF_DEFAULTS: dict[str, Any] = {
     "selfplay": {"generations": 5, "games": 1000, "window": 2, "opponents": [], "opponent_share": 0.0,
                  "engine": "auto"},
     "model": {"hidden": [256, 256]},
-    "training": {"learning_rate": 1.0e-3, "batch_size": 512, "epochs": 4, "lr_decay": 0.5, "validation_share": 0.05},
+    "training": {"learning_rate": 1.0e-3, "batch_size": 512, "epochs": 4, "lr_decay": 0.5, "validation_share": 0.05,
+                 "precision": "float32"},
     "evaluation": {"games": 300, "opponents": ["heuristic", "random"]},
     "seed": 0,
 }
@@ -423,7 +426,7 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
             "critic": {"enum": list(CRITICS)},
             "threads": {"type": "integer", "minimum": 1, "maximum": 16},
             "overlap": {"type": "boolean"},
-            "precision": {"enum": ["float32", "bfloat16"]},
+            "precision": {"enum": list(PRECISIONS)},
         }),
         "network": section({
             "hidden": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 4096},
@@ -836,7 +839,8 @@ def _belief(resolved: dict[str, Any], source: str) -> BeliefConfig:
     return BeliefConfig(players, sp["generations"], sp["games"], sp["window"], tuple(sp["opponents"]),
                         float(sp["opponent_share"]), tuple(resolved["model"]["hidden"]), float(tr["learning_rate"]),
                         tr["batch_size"], tr["epochs"], float(tr["lr_decay"]), float(tr["validation_share"]),
-                        ev["games"], tuple(ev["opponents"]), resolved["seed"], resolved, engine=sp["engine"])
+                        ev["games"], tuple(ev["opponents"]), resolved["seed"], resolved, engine=sp["engine"],
+                        precision=tr["precision"])
 
 
 def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:

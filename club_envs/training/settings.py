@@ -218,6 +218,7 @@ class BeliefConfig:
     seed: int
     raw: Mapping[str, Any]  # the resolved config, as written to the run folder
     engine: str = "auto"  # selfplay.engine, one of ENGINES: where the games are played
+    precision: str = "float32"  # training.precision: the fit's hidden layers' arithmetic (torch_mlp.PRECISIONS)
 
     def describe(self) -> str:
         """The run in a few words, for the line ``club-envs train`` starts with."""

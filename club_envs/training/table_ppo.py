@@ -79,7 +79,7 @@ from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv, save_state
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.settings import START_FROM_POLICY, WARM_START_RECIPE, ExploitSettings, TablePpoConfig
-from club_envs.training.torch_mlp import activation_class
+from club_envs.training.torch_mlp import activation_class, bfloat16_is_native, hidden_arithmetic
 from club_envs.vector_game import make_vector_game
 
 SIDE = "player"
@@ -92,18 +92,6 @@ PROGRESS_COLUMNS = ["advantage_std", "anchor_coef", "anchor_loss", "approx_kl", 
 
 
 # --------------------------------------------------------------------------- the networks
-
-# ``ppo.precision``: the arithmetic of the hidden layers. The weights, the optimiser and the output
-# layers stay float32 either way (as do exported policy files); with ``bfloat16`` the hidden layers'
-# matrix products run under CPU autocast, which oneDNN maps to AMX / AVX512-BF16 instructions where
-# the CPU has them -- 2-2.6x faster products for a 256-wide network, which is most of the update.
-PRECISIONS: dict[str, torch.dtype | None] = {"float32": None, "bfloat16": torch.bfloat16}
-
-
-def hidden_arithmetic(dtype: torch.dtype | None):
-    """A context that runs the hidden layers in ``dtype`` (autocast), or changes nothing (``None``)."""
-    return torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None)
-
 
 def mlp(inputs: int, hidden: tuple[int, ...], activation: str) -> torch.nn.Sequential:
     layers: list[torch.nn.Module] = []
@@ -124,10 +112,10 @@ class Actor(torch.nn.Module):
         self.action_net = torch.nn.Linear(hidden[-1], actions)
         torch.nn.init.orthogonal_(self.action_net.weight, gain=0.01)  # near-uniform at the start
         torch.nn.init.zeros_(self.action_net.bias)
-        self.compute = PRECISIONS[precision]
+        self.precision = precision  # ``ppo.precision``: the hidden layers' arithmetic (torch_mlp.PRECISIONS)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        with hidden_arithmetic(self.compute):
+        with hidden_arithmetic(self.precision):
             hidden = self.policy_net(x)
         return self.action_net(hidden.float())  # the logits in float32: PPO's ratios divide their exponentials
 
@@ -143,10 +131,10 @@ class Critic(torch.nn.Module):
         super().__init__()
         self.body = mlp(inputs, hidden, activation)
         self.head = torch.nn.Linear(hidden[-1], 1)
-        self.compute = PRECISIONS[precision]
+        self.precision = precision
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        with hidden_arithmetic(self.compute):
+        with hidden_arithmetic(self.precision):
             hidden = self.body(x)
         return self.head(hidden.float()).squeeze(-1)
 
@@ -301,7 +289,7 @@ class TablePpo:
         net = self.settings.network
         self.privileged = self.loop.critic == "privileged"
         precision = self.loop.precision
-        if precision == "bfloat16" and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+        if precision == "bfloat16" and not bfloat16_is_native():
             print("warning: ppo.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): "
                   "it trains, but slower than float32", file=sys.stderr)
         return {"actor": Actor(self.input_size, self.actions, net.hidden, net.activation, precision),

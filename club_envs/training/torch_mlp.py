@@ -19,6 +19,37 @@ def activation_class(name: str):
     return {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[name]
 
 
+# The arithmetic a trainer may run its hidden layers in. The weights, the optimiser's state and the
+# last layer stay float32 either way (so do the files the trainers write); with ``bfloat16`` the hidden
+# layers' matrix products run under CPU autocast, which oneDNN maps to the AMX / AVX512-BF16
+# instructions of CPUs that have them: 2-2.6x faster products for a 256-wide layer.
+PRECISIONS = ("float32", "bfloat16")
+
+
+def hidden_arithmetic(precision: str):
+    """A context that runs what it holds in ``precision``: autocast to bfloat16, or nothing changed."""
+    import torch
+
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16")
+
+
+def bfloat16_is_native() -> bool:
+    """Whether this CPU has bfloat16 instructions (without them bfloat16 is slower than float32)."""
+    import torch
+
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+def forward_in(net, x, precision: str):
+    """:func:`to_torch`'s module on ``x``, its hidden layers in ``precision``, its last layer in
+    float32 (for ``float32`` exactly ``net(x)``)."""
+    if precision == "float32":
+        return net(x)
+    with hidden_arithmetic(precision):
+        hidden = net[:-1](x)
+    return net[-1](hidden.float())
+
+
 def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str = "relu"):
     """A ``torch.nn.Sequential`` of the layers (``activation`` between them -- ``relu`` or ``tanh``,
     as the belief models and the policy files use --, none after the last), weights copied."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +42,8 @@ def write(tmp_path: Path, cfg: dict, name: str = "tiny.yaml") -> Path:
     ({"evaluation": {"opponents": ["ismcts"]}}, "is not allowed; allowed values: heuristic, random"),
     ({"selfplay": {"opponent_share": 0.5}}, "selfplay.opponent_share: 0.5 needs selfplay.opponents"),
     ({"training": {"learning_rate": 0}}, "training.learning_rate: 0 is not allowed"),
+    ({"training": {"precision": "float16"}}, "training.precision: 'float16' is not allowed; allowed values: "
+                                             "float32, bfloat16"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(change, message):
     raw = {**TINY, **change}
@@ -138,6 +141,26 @@ def test_a_failing_evaluation_is_reported_and_the_run_goes_on(tmp_path, monkeypa
                           progress=False)
     assert "evaluation of generation 1 failed and was skipped: RuntimeError: evaluation broke" in capsys.readouterr().err
     assert (run_dir / "generations" / "0001" / "belief.npz").is_file()
+
+
+def test_a_bfloat16_fit_learns_as_the_float32_one_and_writes_float32_models(tmp_path):
+    """``training.precision: bfloat16`` changes the fit's arithmetic, not what it learns or writes."""
+    settings = configs.from_mapping({**TINY, "game": {"num_players": [4]}, "selfplay": {"generations": 1, "games": 60},
+                                     "model": {"hidden": [64, 64]}, "training": {"epochs": 3, "batch_size": 128}},
+                                    "x.yaml", kind=BeliefConfig)
+    model = BeliefModel.untrained(settings.hidden, seed=settings.seed)
+    observations, targets, games = belief.play_generation(model, settings, 1, engine="vector")
+    fits = {p: belief.fit(model, observations, targets, games, replace(settings, precision=p), seed=5)
+            for p in ("float32", "bfloat16")}
+    (exact, a), (fast, b) = fits["float32"], fits["bfloat16"]
+    assert a["nll_after"] < a["nll_prior"] - 0.01 and b["nll_after"] < b["nll_prior"] - 0.01, (a, b)
+    assert abs(a["nll_after"] - b["nll_after"]) < 0.02, "the same fit to bfloat16's rounding"
+    assert not all(np.array_equal(x, y) for (wa, _), (wb, _) in zip(exact.layers, fast.layers) for x, y in [(wa, wb)])
+    assert all(w.dtype == np.float32 and c.dtype == np.float32 for w, c in fast.layers)
+    path = write(tmp_path, {**TINY, "selfplay": {"generations": 1, "games": 6}, "training": {"precision": "bfloat16"}})
+    run_dir = trainer.run(path, runs_dir=tmp_path / "runs", progress=False)
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["training"]["precision"] == "bfloat16"
+    assert configs.load(run_dir / "config.yaml").precision == "bfloat16"
 
 
 @pytest.mark.long

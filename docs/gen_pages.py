@@ -58,6 +58,10 @@ CONFIG_MEANINGS: dict[str, str] = {
     "algorithm.overlap": "play the next rollout while the update runs in a second thread (the rollout one update "
     "behind the learner; stable-baselines3 backend, `update_threads: 1`): about 1.5x the learner steps on a 2-core "
     "machine with a free core; runs repeat; checkpoints resume with either value",
+    "algorithm.precision": "the actor's and critic's hidden layers' arithmetic: `bfloat16` runs their matrix products "
+    "under CPU autocast (weights, heads, checkpoints and exported policies stay float32; stable-baselines3 backend): "
+    "2.5x the update's ceiling for a 256 x 256 network on a CPU with AMX or AVX512-BF16 instructions, slower than "
+    "float32 on one without; runs repeat; checkpoints resume with either value",
     "network.hidden": "layer sizes of the actor's MLP and of the critic's (separate networks)",
     "network.activation": "activation between the layers",
     "network.features": "extra policy inputs computed from the seat's own observation (e.g. each Members Only "

@@ -122,6 +122,7 @@ DEFAULTS: dict[str, Any] = {
         "update_threads": 1,
         "critic": "observation",
         "overlap": False,
+        "precision": "float32",
     },
     "network": {"hidden": [128, 128], "activation": "tanh", "features": "none"},
     "envs": {"n_envs": 4, "subprocess": False, "batched": True, "workers": 1, "engine": "auto"},
@@ -234,6 +235,7 @@ def selfplay_schema() -> dict[str, Any]:
                         "update_threads": {"type": "integer", "minimum": 1, "maximum": 16},
                         "critic": {"enum": list(CRITICS)},
                         "overlap": {"type": "boolean"},
+                        "precision": {"enum": list(PRECISIONS)},
                     }
                 ),
                 "network": section(
@@ -637,6 +639,9 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
     if algo["overlap"] and config.get("backend", "sb3") == "rllib":
         raise ConfigFileError(f"{source}: algorithm.overlap: true belongs to the stable-baselines3 backend "
                               "(Ray runs its own collectors); allowed values with backend rllib: false")
+    if algo["precision"] != "float32" and config.get("backend", "sb3") == "rllib":
+        raise ConfigFileError(f"{source}: algorithm.precision: {algo['precision']!r} belongs to the stable-baselines3 "
+                              "backend (Ray builds its own learner); allowed values with backend rllib: float32")
     if algo["overlap"] and algo["update_threads"] != 1:
         raise ConfigFileError(f"{source}: algorithm.update_threads: {algo['update_threads']} with algorithm.overlap: "
                               "the update runs on one thread beside the rollout (both cores are busy); "

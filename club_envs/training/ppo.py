@@ -10,6 +10,7 @@ the inputs, which the actor never sees (:mod:`club_envs.training.privileged`). W
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,28 @@ from club_envs.training.overlap import OverlappedMaskablePPO
 from club_envs.training.policy_meta import write_policy
 from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
 from club_envs.training.settings import AlgorithmSettings, NetworkSettings
-from club_envs.training.torch_mlp import activation_class
+from club_envs.training.torch_mlp import activation_class, bfloat16_is_native, run_in
 
 
 def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
     """The learner's class: MaskablePPO, or its overlapped loop (``algorithm.overlap``)."""
     return OverlappedMaskablePPO if algorithm.overlap else MaskablePPO
+
+
+def in_precision(model: MaskablePPO, precision: str) -> MaskablePPO:
+    """The learner's actor and critic MLPs computing in ``algorithm.precision`` (the features, the
+    action and value heads and every weight stay float32; nothing saved changes)."""
+    if precision == "bfloat16" and not bfloat16_is_native():
+        print("warning: algorithm.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): "
+              "it trains, but slower than float32", file=sys.stderr)
+    for net in (model.policy.mlp_extractor.policy_net, model.policy.mlp_extractor.value_net):
+        run_in(net, precision)
+    return model
+
+
+def load_learner(algorithm: AlgorithmSettings, checkpoint: Path, venv: Any) -> MaskablePPO:
+    """A learner from its checkpoint, in the config's class and precision."""
+    return in_precision(learner_class(algorithm).load(checkpoint, env=venv, device="cpu"), algorithm.precision)
 
 
 def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSettings, seed: int,
@@ -38,7 +55,7 @@ def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSetting
     if algorithm.critic == "privileged":  # venv's rows end with the hidden state, for the critic only
         policy = AnchoredPrivilegedPolicy if anchored else PrivilegedCriticPolicy
         extra = {"actor_size": actor_size(venv)}
-    return learner_class(algorithm)(
+    return in_precision(learner_class(algorithm)(
         policy, venv, seed=seed, device="cpu", verbose=0,
         learning_rate=algorithm.learning_rate, n_steps=algorithm.n_steps, batch_size=algorithm.batch_size,
         n_epochs=algorithm.n_epochs, gamma=algorithm.gamma, gae_lambda=algorithm.gae_lambda,
@@ -46,7 +63,7 @@ def new_learner(venv: Any, algorithm: AlgorithmSettings, network: NetworkSetting
         max_grad_norm=algorithm.max_grad_norm,
         policy_kwargs={"net_arch": {"pi": list(network.hidden), "vf": list(network.hidden)},
                        "activation_fn": activation_class(network.activation), **extra},
-    )
+    ), algorithm.precision)
 
 
 def export(model: MaskablePPO, game: str, side: str, network: NetworkSettings, path: Path, steps: int,

@@ -54,6 +54,7 @@ class AlgorithmSettings:
     update_threads: int
     critic: str = "observation"  # or "privileged": the critic also reads the hidden state (training only)
     overlap: bool = False  # play the next rollout while the update runs (club_envs.training.overlap)
+    precision: str = "float32"  # the actor's and critic's hidden layers' arithmetic (torch_mlp.PRECISIONS)
 
 
 @dataclass(frozen=True)

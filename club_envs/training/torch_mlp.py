@@ -50,6 +50,25 @@ def forward_in(net, x, precision: str):
     return net[-1](hidden.float())
 
 
+def _forward_in_precision(self, x):
+    with hidden_arithmetic(self.hidden_precision):
+        out = type(self).forward(self, x)
+    return out.float()
+
+
+def run_in(module, precision: str):
+    """``module`` (hidden layers, e.g. stable-baselines3's ``mlp_extractor.policy_net``) set to
+    compute in ``precision`` with a float32 output. Set on the instance, so its weights, their names,
+    its ``state_dict`` and the checkpoints that hold it do not change; a deep copy keeps the setting
+    (and binds it to the copy's own weights)."""
+    if precision != "float32":
+        import types
+
+        module.hidden_precision = precision
+        module.forward = types.MethodType(_forward_in_precision, module)
+    return module
+
+
 def to_torch(layers: Sequence[tuple[np.ndarray, np.ndarray]], activation: str = "relu"):
     """A ``torch.nn.Sequential`` of the layers (``activation`` between them -- ``relu`` or ``tanh``,
     as the belief models and the policy files use --, none after the last), weights copied."""

@@ -225,7 +225,7 @@ def side_learner(settings: SelfPlayConfig, side: str, k: int, run_dir: Path, poo
     model = None
     for ckpt in latest_checkpoint(run_dir, side):
         try:
-            model = ppo.learner_class(settings.algorithm).load(ckpt, env=venv, device="cpu")
+            model = ppo.load_learner(settings.algorithm, ckpt, venv)
             print(f"resumed {side} from {ckpt.name} at step {model.num_timesteps}", file=sys.stderr)
             break
         except Exception as exc:  # a checkpoint torn by the kill: fall back to the one before

@@ -22,7 +22,7 @@ from club_envs.training.overlap import OverlappedMaskablePPO
 from club_envs.training.policy_meta import write_policy
 from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
 from club_envs.training.settings import AlgorithmSettings, NetworkSettings
-from club_envs.training.torch_mlp import activation_class, bfloat16_is_native, run_in
+from club_envs.training.torch_mlp import activation_class, precision_warning, run_in
 
 
 def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
@@ -33,9 +33,8 @@ def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
 def in_precision(model: MaskablePPO, precision: str) -> MaskablePPO:
     """The learner's actor and critic MLPs computing in ``algorithm.precision`` (the features, the
     action and value heads and every weight stay float32; nothing saved changes)."""
-    if precision == "bfloat16" and not bfloat16_is_native():
-        print("warning: algorithm.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): "
-              "it trains, but slower than float32", file=sys.stderr)
+    if warning := precision_warning("algorithm.precision", precision):
+        print(warning, file=sys.stderr)
     for net in (model.policy.mlp_extractor.policy_net, model.policy.mlp_extractor.value_net):
         run_in(net, precision)
     return model

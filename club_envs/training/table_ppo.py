@@ -79,7 +79,7 @@ from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv, save_state
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.settings import START_FROM_POLICY, WARM_START_RECIPE, ExploitSettings, TablePpoConfig
-from club_envs.training.torch_mlp import activation_class, bfloat16_is_native, hidden_arithmetic
+from club_envs.training.torch_mlp import activation_class, precision_warning, run_in
 from club_envs.vector_game import make_vector_game
 
 SIDE = "player"
@@ -108,16 +108,15 @@ class Actor(torch.nn.Module):
     def __init__(self, inputs: int, actions: int, hidden: tuple[int, ...], activation: str,
                  precision: str = "float32") -> None:
         super().__init__()
-        self.policy_net = mlp(inputs, hidden, activation)
+        # ``ppo.precision``: the hidden layers' arithmetic; the logits stay float32 (PPO's ratios divide
+        # their exponentials), and so do the weights and the files they are exported to
+        self.policy_net = run_in(mlp(inputs, hidden, activation), precision)
         self.action_net = torch.nn.Linear(hidden[-1], actions)
         torch.nn.init.orthogonal_(self.action_net.weight, gain=0.01)  # near-uniform at the start
         torch.nn.init.zeros_(self.action_net.bias)
-        self.precision = precision  # ``ppo.precision``: the hidden layers' arithmetic (torch_mlp.PRECISIONS)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        with hidden_arithmetic(self.precision):
-            hidden = self.policy_net(x)
-        return self.action_net(hidden.float())  # the logits in float32: PPO's ratios divide their exponentials
+        return self.action_net(self.policy_net(x))
 
     def file_weights(self) -> dict[str, torch.Tensor]:
         """The weights under the names of a policy file (``mlp_extractor.policy_net.*``, ``action_net.*``)."""
@@ -129,14 +128,11 @@ class Actor(torch.nn.Module):
 class Critic(torch.nn.Module):
     def __init__(self, inputs: int, hidden: tuple[int, ...], activation: str, precision: str = "float32") -> None:
         super().__init__()
-        self.body = mlp(inputs, hidden, activation)
+        self.body = run_in(mlp(inputs, hidden, activation), precision)
         self.head = torch.nn.Linear(hidden[-1], 1)
-        self.precision = precision
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        with hidden_arithmetic(self.precision):
-            hidden = self.body(x)
-        return self.head(hidden.float()).squeeze(-1)
+        return self.head(self.body(x)).squeeze(-1)
 
 
 def masked_logits(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
@@ -289,9 +285,8 @@ class TablePpo:
         net = self.settings.network
         self.privileged = self.loop.critic == "privileged"
         precision = self.loop.precision
-        if precision == "bfloat16" and not bfloat16_is_native():
-            print("warning: ppo.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): "
-                  "it trains, but slower than float32", file=sys.stderr)
+        if warning := precision_warning("ppo.precision", precision):
+            print(warning, file=sys.stderr)
         return {"actor": Actor(self.input_size, self.actions, net.hidden, net.activation, precision),
                 "critic": Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation,
                                  precision)}

@@ -33,11 +33,15 @@ def hidden_arithmetic(precision: str):
     return torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
-def bfloat16_is_native() -> bool:
-    """Whether this CPU has bfloat16 instructions (without them bfloat16 is slower than float32)."""
+def precision_warning(key: str, precision: str) -> str | None:
+    """The line a run prints when ``key`` asks for bfloat16 on a CPU without bfloat16 instructions
+    (AVX512-BF16 or AMX), where it is slower than float32; ``None`` when there is nothing to say."""
     import torch
 
-    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    if precision != "bfloat16" or torch.ops.mkldnn._is_mkldnn_bf16_supported():
+        return None
+    return (f"warning: {key}: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): it trains, "
+            "but slower than float32")
 
 
 def forward_in(net, x, precision: str):

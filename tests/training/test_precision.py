@@ -74,3 +74,15 @@ def test_a_bad_precision_or_one_on_rllib_is_refused(tmp_path):
     cfg["backend"] = "rllib"
     with pytest.raises(ConfigFileError, match=r"algorithm.precision: 'bfloat16' belongs to the stable-baselines3"):
         configs.from_mapping(cfg)
+
+
+def test_bfloat16_without_the_instructions_is_named_in_a_warning(monkeypatch):
+    from club_envs.training.torch_mlp import precision_warning
+
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: False)
+    assert precision_warning("ppo.precision", "bfloat16") == (
+        "warning: ppo.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): it trains, "
+        "but slower than float32")
+    assert precision_warning("ppo.precision", "float32") is None
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: True)
+    assert precision_warning("training.precision", "bfloat16") is None

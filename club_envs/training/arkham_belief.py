@@ -85,7 +85,7 @@ from club_envs.training.arkham_belief_vector import play_table
 from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import SELF, ArkhamBeliefConfig
-from club_envs.training.torch_mlp import to_layers, to_torch
+from club_envs.training.torch_mlp import forward_in, precision_warning, to_layers, to_torch
 from club_envs.vector_evaluation import available, policy_win_share
 
 EVALUATION_COLUMNS = ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"]
@@ -250,7 +250,7 @@ def fit_black_man(data: dict[str, np.ndarray], settings: ArkhamBeliefConfig, gen
     opt = torch.optim.Adam(net.parameters(), lr=settings.bm_learning_rate, weight_decay=1e-5)
 
     def loss(rows) -> torch.Tensor:
-        z = net(x[rows].float()).gather(1, vote[rows, None])[:, 0]
+        z = forward_in(net, x[rows].float(), settings.precision).gather(1, vote[rows, None])[:, 0]
         return torch.nn.functional.binary_cross_entropy_with_logits(z, won[rows])
 
     def held_out_nats() -> float:
@@ -310,7 +310,8 @@ def fit(model: BeliefModel, data: dict[str, np.ndarray], settings: ArkhamBeliefC
     opt = torch.optim.Adam(net.parameters(), lr=settings.learning_rate, weight_decay=1e-5)
 
     def log_posterior(rows) -> torch.Tensor:
-        z = torch.where(allowed[rows], log_prior[rows] + net(x[rows].float()).double(), torch.full((len(rows), OUTPUT_SIZE), -1e300,
+        logits = forward_in(net, x[rows].float(), settings.precision)
+        z = torch.where(allowed[rows], log_prior[rows] + logits.double(), torch.full((len(rows), OUTPUT_SIZE), -1e300,
                                                                                            dtype=torch.float64))
         return torch.log_softmax(z, dim=-1)
 
@@ -457,6 +458,10 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
     done = int(state.get("generation", 0))
     engine, why = resolve_engine(settings, state)
     say(f"games on the {'batched' if engine == VECTOR else 'reference'} engine ({why})")
+    if settings.precision != "float32":
+        say(f"fits with hidden layers in {settings.precision}")
+    if warning := precision_warning("training.precision", settings.precision):
+        print(warning, file=sys.stderr)
     run_folder.save_state(run_dir, {**state, "engine": engine})  # a stop before the first generation keeps it too
     black_man = VoteValueModel.untrained(settings.bm_hidden, seed=settings.seed) if settings.learns_black_man else None
     if done:

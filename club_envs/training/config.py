@@ -377,6 +377,7 @@ ARKHAM_BELIEF_SCHEMA: dict[str, Any] = {
         "training": section({
             **FIT_PROPERTIES,
             "validation_share": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "precision": {"enum": list(PRECISIONS)},  # both fits': the team's and the learned Black Man's
         }),
         "evaluation": section({
             "games": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
@@ -391,7 +392,8 @@ ARKHAM_BELIEF_DEFAULTS: dict[str, Any] = {
     "selfplay": {"generations": 3, "games": 1500, "window": 2, "opponents": ["heuristic"], "engine": "auto"},
     "black_man": {"exploration": 0.2, "hidden": [128, 128], "learning_rate": 1.0e-3, "batch_size": 512, "epochs": 6},
     "model": {"hidden": [128, 128]},
-    "training": {"learning_rate": 1.0e-3, "batch_size": 1024, "epochs": 6, "validation_share": 0.2},
+    "training": {"learning_rate": 1.0e-3, "batch_size": 1024, "epochs": 6, "validation_share": 0.2,
+                 "precision": "float32"},
     "evaluation": {"games": 300, "opponents": ["heuristic"], "seed": 18},
     "seed": 0,
 }
@@ -857,7 +859,7 @@ def _arkham_belief(resolved: dict[str, Any]) -> ArkhamBeliefConfig:
                               tr["epochs"], float(tr["validation_share"]), ev["games"], tuple(ev["opponents"]),
                               ev["seed"], resolved["seed"], resolved, float(bm["exploration"]), tuple(bm["hidden"]),
                               float(bm["learning_rate"]), bm["batch_size"], bm["epochs"], sp["engine"],
-                              bm["window"])
+                              bm["window"], tr["precision"])
 
 
 def _table_sections(resolved: dict[str, Any], loop: str, source: str) -> dict[str, Any]:

@@ -257,6 +257,7 @@ class ArkhamBeliefConfig:
     bm_epochs: int = 6
     engine: str = "auto"  # where the games are played: ENGINES
     bm_window: int = 2  # generations of the learned Black Man's votes his fit reads (the team's: window)
+    precision: str = "float32"  # training.precision: both fits' hidden layers' arithmetic (torch_mlp.PRECISIONS)
 
     @property
     def learns_black_man(self) -> bool:

@@ -85,6 +85,7 @@ def test_the_black_mans_examples_are_his_votes_and_the_outcome():
     ({"training": {"validation_share": 1}}, "training.validation_share: 1 is not allowed"),
     ({"model": {"hidden": []}}, "model.hidden: "),
     ({"selfplay": {"engine": "fast"}}, "selfplay.engine: 'fast' is not allowed; allowed values: auto, vector, reference"),
+    ({"training": {"precision": "half"}}, "training.precision: 'half' is not allowed; allowed values: float32, bfloat16"),
 ])
 def test_a_bad_config_is_refused_naming_the_key(change, message):
     raw = {**TINY, **change}
@@ -293,3 +294,35 @@ def test_the_black_mans_window_reads_his_votes_of_that_many_generations(tmp_path
         team = [int(r["examples"]) + int(r["held_out"]) for r in csv.DictReader(f)]
     assert fitted == [votes[0], votes[0] + votes[1], sum(votes)]
     assert team == decisions  # selfplay.window 1: each generation's own decisions only
+
+
+def test_bfloat16_fits_run_both_sides_in_it_and_write_float32_models(tmp_path, monkeypatch):
+    """``training.precision: bfloat16`` runs both fits' hidden layers in bfloat16 -- the team's and the learned
+    Black Man's --, their held-out losses stay those of float32 to bfloat16's rounding, and the models are
+    written in float32."""
+    used = []
+    forward_in = arkham_belief.forward_in
+
+    def spy(net, x, precision):
+        used.append((net[-1].out_features, precision))
+        return forward_in(net, x, precision)
+
+    monkeypatch.setattr(arkham_belief, "forward_in", spy)
+    rows = {}
+    for precision in ("float32", "bfloat16"):
+        path = tmp_path / f"{precision}.yaml"
+        path.write_text(yaml.safe_dump({**SELF_PLAY, "selfplay": {**SELF_PLAY["selfplay"], "generations": 1},
+                                        "training": {**SELF_PLAY["training"], "precision": precision}}))
+        used.clear()
+        run = trainer.run(path, runs_dir=tmp_path / precision, progress=False)
+        assert {p for _, p in used} == {precision} and len({width for width, _ in used}) == 2, \
+            "both fits (the team's posterior and the Black Man's vote values) in the run's precision"
+        team = BeliefModel.load(run / "gen_001" / "belief.npz")
+        black_man = VoteValueModel.load(run / "gen_001" / "black_man.npz")
+        assert all(w.dtype == np.float32 for m in (team, black_man) for layer in m.layers for w in layer)
+        rows[precision] = [list(csv.DictReader((run / name).open()))[-1]
+                           for name in ("progress.csv", "black_man_progress.csv")]
+    for row32, row16 in zip(rows["float32"], rows["bfloat16"]):
+        for key, value in row32.items():
+            if "nats" in key and value not in ("", "nan"):
+                assert abs(float(value) - float(row16[key])) < 0.05, (key, value, row16[key])

@@ -373,9 +373,11 @@ class TablePpo:
         mine = np.flatnonzero(who == LEARNER)
         if len(mine):
             actions[mine] = self._learner_moves(table, mine, current[mine], step, sink)
-        for member in np.unique(who[who != LEARNER]):
+        members = np.unique(who[who != LEARNER])
+        shared = self._shared_inputs(table, who, members, current, step)
+        for member in members:
             rows = np.flatnonzero(who == member)
-            actions[rows] = self._member_actions(table, int(member), rows, current[rows], step)
+            actions[rows] = self._member_actions(table, int(member), rows, current[rows], step, shared)
         table.step = step = table.game.step(actions)
         table.pending += step.rewards
         ended = np.flatnonzero(step.terminated | step.truncated)
@@ -451,7 +453,30 @@ class TablePpo:
         table.last[:] = -1
         table.pending[:] = 0.0
 
-    def _member_actions(self, table: Table, member: int, rows: np.ndarray, seats: np.ndarray, step: Any) -> np.ndarray:
+    def _shared_inputs(self, table: Table, who: np.ndarray, members: np.ndarray, current: np.ndarray,
+                       step: Any) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """The network inputs of the snapshots' rows, computed once for all the snapshots that read the
+        same inputs (``inputs_key``), by inputs key: (their rows, the inputs). A league seats up to
+        ``league.pool_size`` snapshots of one network with a few rows each per move, so one call per
+        snapshot was mostly call overhead (the frozen belief model's forward pass of
+        ``members_only_belief_inputs`` among it). A row's inputs are those it gets alone to float32
+        rounding (a matrix product sums a batch's rows in blocks), as in
+        :func:`club_envs.agents.batched.ask_groups`."""
+        opponents = list(self.members.values())
+        groups: dict[int, list[int]] = {}
+        for member in members.tolist():
+            key = getattr(opponents[member], "inputs_key", None)
+            if key is not None:
+                groups.setdefault(key, []).append(member)
+        shared = {}
+        for key, group in groups.items():
+            rows = np.flatnonzero(np.isin(who, group))
+            shared[key] = (rows, opponents[group[0]].inputs(step.observation[rows], step.action_mask[rows],
+                                                             GameRows(table.game.games, rows, current[rows])))
+        return shared
+
+    def _member_actions(self, table: Table, member: int, rows: np.ndarray, seats: np.ndarray, step: Any,
+                        shared: dict[int, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
         opponent = list(self.members.values())[member]
         masks = step.action_mask[rows]
         if opponent == "random":
@@ -459,7 +484,8 @@ class TablePpo:
         if isinstance(opponent, str):
             bot = BOTS[opponent]
             return np.array([choose(table.game.games, int(g), bot, self.scratch)[0] for g in rows], np.int64)
-        return opponent(step.observation[rows], masks, GameRows(table.game.games, rows, seats))
+        group_rows, inputs = shared[opponent.inputs_key]
+        return opponent.choose(inputs[np.searchsorted(group_rows, rows)], masks)
 
     # ------------------------------------------------------------------ 3-4. advantages and the update
     def update(self, buffer: Rollout, links: dict[str, np.ndarray]) -> dict[str, float]:

@@ -12,10 +12,11 @@ import pytest
 import torch
 import yaml
 
+from club_envs.agents.batched import GameRows
 from club_envs.agents.policy import PolicyAgent, load_policy_file
 from club_envs.training import config as configs
 from club_envs.training.launch import run
-from club_envs.training.table_ppo import LEARNER, Actor, Critic, TablePpo, chain_advantages, masked_logits
+from club_envs.training.table_ppo import LEARNER, Actor, Chains, Critic, TablePpo, chain_advantages, masked_logits
 from club_envs.training.settings import ExploitSettings
 from club_envs.training.progress import Reporter
 from tests.training.test_train import assert_same_runs
@@ -339,3 +340,34 @@ def test_a_bfloat16_run_repeats_learns_and_exports_float32_policies(tmp_path):
         losses.append(trainer.update(buffer, links)["anchor_loss"])
         trainer.steps += buffer.size
     assert np.mean(losses[-3:]) < 0.6 * losses[0], "a bfloat16 learner learns as the float32 one does " + str(losses)
+
+
+def test_snapshots_that_read_the_same_inputs_share_one_computation_that_changes_no_row(tmp_path):
+    cfg = settings(network={"hidden": [16], "features": "members_only_belief_inputs"},
+                   league={"share": 1.0, "bots": ["random"], "bot_share": 0.2, "pool_size": 6},
+                   game={"num_players": [4]}, ppo={"games": 48, "steps": 8})
+    trainer = TablePpo(cfg, tmp_path, {}, Reporter.quiet())
+    for step in (100, 200, 300):
+        trainer.pool.add_snapshot(step, trainer._export)
+    table = trainer.tables[0]
+    trainer._draw(table, np.arange(table.num_games))  # the league now seats the new snapshots too
+    checked = 0
+    for _ in range(6):
+        step = table.step
+        current = step.current_player
+        who = table.controllers[np.arange(table.num_games), current]
+        members = np.unique(who[who != LEARNER])
+        shared = trainer._shared_inputs(table, who, members, current, step)
+        opponents = list(trainer.members.values())
+        snapshots = [m for m in members.tolist() if not isinstance(opponents[m], str)]
+        assert len(shared) == (1 if snapshots else 0), "every snapshot of one network reads one set of inputs"
+        for member in snapshots:
+            rows = np.flatnonzero(who == member)
+            group_rows, inputs = shared[opponents[member].inputs_key]
+            alone = opponents[member].inputs(step.observation[rows], step.action_mask[rows],
+                                             GameRows(table.game.games, rows, current[rows]))
+            # equal to float32 rounding: the frozen belief model's matrix product sums a batch in blocks
+            np.testing.assert_allclose(inputs[np.searchsorted(group_rows, rows)], alone, rtol=1e-5, atol=1e-6)
+            checked += 1
+        trainer._move(table, Chains())
+    assert checked >= 6, "several snapshots met"

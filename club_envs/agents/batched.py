@@ -107,8 +107,8 @@ def ask_groups(calls: Sequence[tuple[Group, np.ndarray]], games: Any, observer: 
     ``choose(inputs, masks)`` methods: :class:`~club_envs.agents.policy.BatchedPolicyAgent`) share
     one observation and one computation of those inputs for all their rows, then choose each on its
     own rows in turn. A vector environment seats many frozen snapshots of one network; their games
-    are then one set of inputs instead of one per snapshot (inputs are computed row by row, so a
-    row's inputs do not depend on which other rows share the call)."""
+    are then one set of inputs instead of one per snapshot (a row's inputs are those it would get
+    alone to float32 rounding: a learned model's matrix product sums a batch's rows in blocks)."""
     shared: dict[Any, list[tuple[Group, np.ndarray]]] = {}
     for group, rows in calls:
         key = getattr(group.policy, "inputs_key", None)

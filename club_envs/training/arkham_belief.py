@@ -85,7 +85,7 @@ from club_envs.training.arkham_belief_vector import play_table
 from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import SELF, ArkhamBeliefConfig
-from club_envs.training.torch_mlp import forward_in, precision_warning, to_layers, to_torch
+from club_envs.training.torch_mlp import announce_precision, forward_in, to_layers, to_torch
 from club_envs.vector_evaluation import available, policy_win_share
 
 EVALUATION_COLUMNS = ["total_step", "side", "side_step", "opponent", "players", "games", "win_share", "ci_lo", "ci_hi"]
@@ -458,10 +458,7 @@ def train(settings: ArkhamBeliefConfig, run_dir: Path, state: dict, progress: bo
     done = int(state.get("generation", 0))
     engine, why = resolve_engine(settings, state)
     say(f"games on the {'batched' if engine == VECTOR else 'reference'} engine ({why})")
-    if settings.precision != "float32":
-        say(f"fits with hidden layers in {settings.precision}")
-    if warning := precision_warning("training.precision", settings.precision):
-        print(warning, file=sys.stderr)
+    announce_precision("training.precision", settings.precision, say)
     run_folder.save_state(run_dir, {**state, "engine": engine})  # a stop before the first generation keeps it too
     black_man = VoteValueModel.untrained(settings.bm_hidden, seed=settings.seed) if settings.learns_black_man else None
     if done:

@@ -68,7 +68,7 @@ from club_envs.training.config import ConfigFileError
 from club_envs.training.engines import REFERENCE, VECTOR
 from club_envs.training.progress import Reporter
 from club_envs.training.settings import BeliefConfig
-from club_envs.training.torch_mlp import forward_in, precision_warning, to_layers, to_torch
+from club_envs.training.torch_mlp import announce_precision, forward_in, to_layers, to_torch
 from club_envs.vector_evaluation import available, policy_win_share
 
 # Games played together on the reference engine (their decisions batched): large batches, small
@@ -432,10 +432,7 @@ def _generations(settings: BeliefConfig, run_dir: Path, state: dict, report: Rep
         state = {**state, "engine": engine}
         run_folder.save_state(run_dir, state)
     say(f"games on the {'batched' if engine == VECTOR else 'reference'} engine ({why})")
-    if settings.precision != "float32":
-        say(f"fits with hidden layers in {settings.precision}")
-    if warning := precision_warning("training.precision", settings.precision):
-        print(warning, file=sys.stderr)
+    announce_precision("training.precision", settings.precision, say)
     if done:
         model = BeliefModel.load(run_dir / "generations" / f"{done:04d}" / "belief.npz")
         say(f"resumed {run_dir} after generation {done}")

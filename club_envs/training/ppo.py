@@ -10,7 +10,6 @@ the inputs, which the actor never sees (:mod:`club_envs.training.privileged`). W
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from club_envs.training.overlap import OverlappedMaskablePPO
 from club_envs.training.policy_meta import write_policy
 from club_envs.training.privileged import PrivilegedCriticPolicy, actor_size
 from club_envs.training.settings import AlgorithmSettings, NetworkSettings
-from club_envs.training.torch_mlp import activation_class, precision_warning, run_in
+from club_envs.training.torch_mlp import activation_class, announce_precision, run_in
 
 
 def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
@@ -33,8 +32,7 @@ def learner_class(algorithm: AlgorithmSettings) -> type[MaskablePPO]:
 def in_precision(model: MaskablePPO, precision: str) -> MaskablePPO:
     """The learner's actor and critic MLPs computing in ``algorithm.precision`` (the features, the
     action and value heads and every weight stay float32; nothing saved changes)."""
-    if warning := precision_warning("algorithm.precision", precision):
-        print(warning, file=sys.stderr)
+    announce_precision("algorithm.precision", precision)
     for net in (model.policy.mlp_extractor.policy_net, model.policy.mlp_extractor.value_net):
         run_in(net, precision)
     return model

@@ -79,7 +79,7 @@ from club_envs.training.progress import Reporter
 from club_envs.training.run_folder import append_csv, save_state
 from club_envs.training.selfplay import SnapshotPool
 from club_envs.training.settings import START_FROM_POLICY, WARM_START_RECIPE, ExploitSettings, TablePpoConfig
-from club_envs.training.torch_mlp import activation_class, precision_warning, run_in
+from club_envs.training.torch_mlp import activation_class, announce_precision, run_in
 from club_envs.vector_game import make_vector_game
 
 SIDE = "player"
@@ -285,8 +285,7 @@ class TablePpo:
         net = self.settings.network
         self.privileged = self.loop.critic == "privileged"
         precision = self.loop.precision
-        if warning := precision_warning("ppo.precision", precision):
-            print(warning, file=sys.stderr)
+        announce_precision("ppo.precision", precision)
         return {"actor": Actor(self.input_size, self.actions, net.hidden, net.activation, precision),
                 "critic": Critic(self.input_size + (HIDDEN_SIZE if self.privileged else 0), net.hidden, net.activation,
                                  precision)}

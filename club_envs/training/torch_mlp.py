@@ -6,6 +6,8 @@ play time, so playing needs no torch; only the trainers fit them, through these 
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,20 +46,33 @@ def precision_warning(key: str, precision: str) -> str | None:
             "but slower than float32")
 
 
+def announce_precision(key: str, precision: str, say=None) -> None:
+    """What a trainer tells its reader about ``key``: through ``say``, that the hidden layers run in
+    ``precision`` (nothing for float32), and on stderr :func:`precision_warning`'s line, if any. One
+    place, so every trainer says it alike."""
+    if say is not None and precision != "float32":
+        say(f"hidden layers in {precision} ({key})")
+    if warning := precision_warning(key, precision):
+        print(warning, file=sys.stderr)
+
+
+def _hidden_in(precision: str, forward, x):
+    """``forward(x)`` (hidden layers) in ``precision``, returned in float32 for the float32 layer after it."""
+    with hidden_arithmetic(precision):
+        out = forward(x)
+    return out.float()
+
+
 def forward_in(net, x, precision: str):
     """:func:`to_torch`'s module on ``x``, its hidden layers in ``precision``, its last layer in
     float32 (for ``float32`` exactly ``net(x)``)."""
     if precision == "float32":
         return net(x)
-    with hidden_arithmetic(precision):
-        hidden = net[:-1](x)
-    return net[-1](hidden.float())
+    return net[-1](_hidden_in(precision, net[:-1], x))
 
 
 def _forward_in_precision(self, x):
-    with hidden_arithmetic(self.hidden_precision):
-        out = type(self).forward(self, x)
-    return out.float()
+    return _hidden_in(self.hidden_precision, functools.partial(type(self).forward, self), x)
 
 
 def run_in(module, precision: str):

@@ -86,3 +86,19 @@ def test_bfloat16_without_the_instructions_is_named_in_a_warning(monkeypatch):
     assert precision_warning("ppo.precision", "float32") is None
     monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: True)
     assert precision_warning("training.precision", "bfloat16") is None
+
+
+def test_announce_precision_says_the_setting_and_warns_on_stderr(monkeypatch, capsys):
+    from club_envs.training.torch_mlp import announce_precision
+
+    said = []
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: True)
+    announce_precision("training.precision", "float32", said.append)
+    announce_precision("training.precision", "bfloat16", said.append)
+    assert said == ["hidden layers in bfloat16 (training.precision)"]
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(torch.ops.mkldnn, "_is_mkldnn_bf16_supported", lambda: False)
+    announce_precision("ppo.precision", "bfloat16")  # no one to tell: the warning alone
+    assert capsys.readouterr().err.strip() == (
+        "warning: ppo.precision: bfloat16 on a CPU without bfloat16 instructions (AVX512-BF16 or AMX): it trains, "
+        "but slower than float32")

@@ -112,6 +112,10 @@ CONFIG_MEANINGS: dict[str, str] = {
     "evaluation.games": "games per evaluation and opponent (0: no evaluation)",
     "evaluation.opponents": "bots the learner is evaluated against",
     "evaluation.greedy": "the learner plays its most probable action during evaluation",
+    "evaluation.watch": "agents also played at every evaluation, for the learning curve only (`evaluations.csv`, "
+    "`club-envs curves`): the best policy is picked by `opponents` alone, so held-out bots and shipped agents of the "
+    "game may be watched (in Arkham, agents that play the other side of every side: bots, `arkham_selfplay`, "
+    "`arkham_neural`, ...); empty: none",
     "checkpoint.every": "steps between checkpoints",
     "budget.total_steps": "environment steps of all sides together",
     "seed": "seeds torch, numpy, the environments and the pool draws",
@@ -262,6 +266,10 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
     "evaluation.games": "games per evaluation, opponent and table size (0: none)",
     "evaluation.opponents": "bots the policy is evaluated against",
     "evaluation.greedy": "the policy plays its most probable action in evaluation",
+    "evaluation.watch": "agents also played at every evaluation, for the learning curve only (`evaluations.csv`, "
+                        "`club-envs curves`): held-out bots and the game's shipped agents allowed, since `best/` is "
+                        "picked by `opponents` alone; on the batched engine wherever it seats them (the belief "
+                        "agents, policies); empty: none",
     "exploiters.every": "learner decisions between two exploiters joining the league (0: none): each a best "
                         "responder trained against the policy as it is then",
     "exploiters.steps": "each exploiter's training steps (the `club-envs exploit` trainer, on the batched engine)",

@@ -29,6 +29,7 @@ import yaml
 from club_envs import limits
 from club_envs.agents.features import names as feature_names
 from club_envs.agents.features import get as get_features
+from club_envs.agents.registry import SHIPPED, shipped_names
 from club_envs.arkham_decoders import styles as arkham_styles
 from club_envs.evaluation_pools import holdout_names_in, is_holdout
 from club_envs.games import get_spec, specs
@@ -45,6 +46,10 @@ from club_envs.training.settings import (CRITICS, ENGINES, SELF, AlgorithmSettin
 from club_envs.training.torch_mlp import PRECISIONS
 
 SCHEMES = ("latest", "uniform", "recent", "loss")
+
+# ``evaluation.watch``: agents played at every evaluation for the curve alone (names checked per game
+# by :func:`check_watch`, once the game is known).
+WATCH_SCHEMA = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 
 
 # The games of the registry, asked each time, so that a game registered after this module was
@@ -137,7 +142,7 @@ DEFAULTS: dict[str, Any] = {
     "pretrain": {"games": 0, "imitate": "heuristic", "epochs": 5, "learning_rate": 1.0e-3, "critic_steps": 0,
                  "from_policy": {}, "batch_size": 512, "lr_decay": 1.0, "validation_share": 0.0},
     "anchor": {"coef": 0.0, "anneal_steps": 0, "sides": []},
-    "evaluation": {"every": 50_000, "games": 200, "opponents": ["heuristic"], "greedy": True},
+    "evaluation": {"every": 50_000, "games": 200, "opponents": ["heuristic"], "greedy": True, "watch": []},
     "checkpoint": {"every": 50_000},
     "budget": {"total_steps": 1_000_000},
     "seed": 0,
@@ -293,6 +298,7 @@ def selfplay_schema() -> dict[str, Any]:
                         "games": {"type": "integer", "minimum": 0, "maximum": MAX_GAMES},
                         "opponents": {"type": "array", "items": {"enum": bots}, "minItems": 1},
                         "greedy": {"type": "boolean"},
+                        "watch": WATCH_SCHEMA,
                     }
                 ),
                 "checkpoint": section({"every": _POSITIVE_INT}),
@@ -462,6 +468,7 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
             "opponents": {"type": "array", "items": {"enum": ["random", "heuristic", "heuristic_bold",
                                                               "heuristic_sampled"]}, "minItems": 1},
             "greedy": {"type": "boolean"},
+            "watch": WATCH_SCHEMA,
         }),
         "exploiters": section({
             "every": {"type": "integer", "minimum": 0, "maximum": MAX_STEPS},
@@ -482,7 +489,8 @@ TABLE_PPO_DEFAULTS: dict[str, Any] = {
     "league": {"share": 0.5, "snapshot_every": 1_000_000, "pool_size": 20, "bots": [], "bot_share": 0.0},
     "anchor": {"bot": "none", "coef": 0.0, "anneal_steps": 0},
     "imitation": {"decisions": 0, "epochs": 2, "learning_rate": 1.0e-3},
-    "evaluation": {"every": 1_000_000, "games": 400, "opponents": ["heuristic", "random"], "greedy": True},
+    "evaluation": {"every": 1_000_000, "games": 400, "opponents": ["heuristic", "random"], "greedy": True,
+                   "watch": []},
     "exploiters": {"every": 0, "steps": 300_000, "warm_start": "heuristic"},
     "checkpoint": {"every": 500_000},
     "budget": {"total_steps": 10_000_000},
@@ -593,10 +601,40 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     return copy.deepcopy(dict(from_mapping(raw, source).raw))
 
 
+def watch_names(game: str) -> tuple[str, ...]:
+    """The agents a run of ``game`` may watch (``evaluation.watch``): every built-in bot, the held-out
+    ones included, and the game's installed shipped agents; a search is too slow to play at every
+    evaluation (``club-envs evaluate`` plays it)."""
+    spec = get_spec(game)
+    return (*spec.bots, *(name for name in shipped_names() if SHIPPED[name][0] == spec.record_name))
+
+
+def check_watch(evaluation: Mapping[str, Any], game: str, source: str) -> None:
+    """Each watched agent is one ``game`` has, is not also a judging opponent, and (in a game with
+    roles) plays every role of the other side of each side the run evaluates."""
+    allowed, spec = watch_names(game), get_spec(game)
+    for name in evaluation["watch"]:
+        if name in evaluation["opponents"]:
+            raise ConfigFileError(f"{source}: evaluation.watch: {name!r} is already in evaluation.opponents, which "
+                                  "pick the best policy; an agent is judged or watched, not both")
+        if name not in allowed:
+            raise ConfigFileError(f"{source}: evaluation.watch: {name!r} is not an agent a {game} run can watch; "
+                                  f"allowed values: {', '.join(allowed)}")
+        plays = set(SHIPPED[name][1]) if name in SHIPPED else {"*"}
+        for side in spec.side_names:
+            mine = spec.side(side).roles
+            missing = [] if mine is None or "*" in plays else [r for r in spec.roles if r not in mine and r not in plays]
+            if missing:
+                raise ConfigFileError(f"{source}: evaluation.watch: {name!r} plays {', '.join(sorted(plays))}, not "
+                                      f"{', '.join(missing)}, which the {side} side's evaluations seat it as; "
+                                      f"allowed values: an agent that plays {', '.join(missing)} (a bot, or a shipped "
+                                      "agent of both sides)")
+
+
 def _refuse_holdout(raw: Any, source: str) -> None:
     """No training config may seat a held-out bot anywhere (opponents, evaluation opponents that
     pick the best checkpoint, belief-data opponents): what it was kept out of must stay unseen."""
-    found = holdout_names_in(raw)
+    found = [(key, name) for key, name in holdout_names_in(raw) if key != "evaluation.watch"]  # watched, never judged
     if found:
         key, name = found[0]
         raise ConfigFileError(f"{source}: {key}: {name!r} belongs to the held-out evaluation pool "
@@ -682,6 +720,7 @@ def _check_relations(config: dict[str, Any], source: str) -> None:
             if name not in allowed_bots:
                 raise ConfigFileError(f"{source}: {key}: {name!r} is not a {config['game']['name']} bot; "
                                       f"allowed values: {', '.join(allowed_bots)}")
+    check_watch(config["evaluation"], config["game"]["name"], source)
     feature_name = config["network"]["features"]
     if feature_name != "none" and get_features(feature_name).game != config["game"]["name"]:
         raise ConfigFileError(f"{source}: network.features: {feature_name!r} reads another game's observations; "
@@ -783,7 +822,7 @@ def _selfplay_sections(resolved: dict[str, Any]) -> dict[str, Any]:
         "selfplay": SelfPlaySettings(**{**sp, "bots": tuple(sp["bots"])}),
         "pretrain": PretrainSettings(**{**resolved["pretrain"], "from_policy": dict(resolved["pretrain"]["from_policy"]),
                                         "imitate": _teachers(resolved["pretrain"]["imitate"])}),
-        "evaluation": EvaluationSettings(**{**ev, "opponents": tuple(ev["opponents"])}),
+        "evaluation": EvaluationSettings(**{**ev, "opponents": tuple(ev["opponents"]), "watch": tuple(ev["watch"])}),
         "checkpoint_every": resolved["checkpoint"]["every"],
         "total_steps": resolved["budget"]["total_steps"],
         "seed": resolved["seed"],
@@ -866,6 +905,7 @@ def _table_sections(resolved: dict[str, Any], loop: str, source: str) -> dict[st
     """The sections ``table_ppo`` and ``table_dmc`` share, checked and typed (``loop``: the section
     holding ``games``)."""
     game, net, league, ev, hunt = (resolved[k] for k in ("game", "network", "league", "evaluation", "exploiters"))
+    check_watch(ev, game["name"], source)
     if league["bot_share"] > 0 and not league["bots"]:
         raise ConfigFileError(f"{source}: league.bot_share: {league['bot_share']} needs league.bots; allowed values: "
                               f"{', '.join(TABLE_PPO_BOTS)}")
@@ -879,7 +919,8 @@ def _table_sections(resolved: dict[str, Any], loop: str, source: str) -> dict[st
             "network": NetworkSettings(tuple(net["hidden"]), net["activation"], net["features"]),
             "league": LeagueSettings(float(league["share"]), league["snapshot_every"], league["pool_size"],
                                      tuple(league["bots"]), float(league["bot_share"])),
-            "evaluation": EvaluationSettings(ev["every"], ev["games"], tuple(ev["opponents"]), ev["greedy"]),
+            "evaluation": EvaluationSettings(ev["every"], ev["games"], tuple(ev["opponents"]), ev["greedy"],
+                                             tuple(ev["watch"])),
             "exploiters": ExploiterSettings(hunt["every"], hunt["steps"],
                                             None if hunt["warm_start"] == "none" else hunt["warm_start"]),
             "checkpoint_every": resolved["checkpoint"]["every"], "total_steps": resolved["budget"]["total_steps"],

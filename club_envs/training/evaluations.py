@@ -3,7 +3,9 @@
 Both PPO backends evaluate the same way: the policy file of a side plays ``evaluation.games``
 games against each of ``evaluation.opponents`` at each table size, on the fixed seed series of
 ``seed + 17`` (the same deals at every evaluation), and the best policy so far by mean win share
-is copied to ``best/``. The two backends' run folders count steps differently, so their CSV files
+is copied to ``best/``. The agents of ``evaluation.watch`` are played the same way and written
+beside them, for the learning curve only: the choice of the best policy never reads them
+(:func:`judged_share`), so a run may watch held-out and shipped agents it may not be tuned on. The two backends' run folders count steps differently, so their CSV files
 lead with different step columns (:data:`COLUMNS`, :data:`RLLIB_COLUMNS`); a resumed run appends
 to its own file in its own layout.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from club_envs import vector_evaluation
 from club_envs.agents.policy import BatchedPolicyAgent, PolicyAgent, load_policy_file
+from club_envs.agents.vector_opponents import seated_for
 from club_envs.evaluation import learner_win_share
 from club_envs.training import games
 from club_envs.training.progress import Reporter
@@ -52,16 +55,18 @@ def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: Evalu
     policy's inputs (:mod:`club_envs.vector_evaluation`), else game by game on the reference engine."""
     net, meta = load_policy_file(path)
     rows = []
-    phase = (report or Reporter.quiet()).phase(f"evaluation of {name} vs {', '.join(evaluation.opponents)}",
-                                               evaluation.games * len(evaluation.opponents) * len(game.num_players))
-    for opponent in evaluation.opponents:
+    against = (*evaluation.opponents, *evaluation.watch)
+    phase = (report or Reporter.quiet()).phase(f"evaluation of {name} vs {', '.join(against)}",
+                                               evaluation.games * len(against) * len(game.num_players))
+    for opponent in against:
         for n in game.num_players:
             learner = PolicyAgent(net, name=name, meta=meta, deterministic=deterministic)
             module, config, role_side = games.eval_setup(game.name, side, n)
-            if batched and vector_evaluation.available(game.name, opponent) and (
-                    learner.features is None or learner.features.from_state is not None):
+            seated = _batched_opponent(game.name, module, config, opponent, opponent in evaluation.watch, seed + 17) \
+                if batched and (learner.features is None or learner.features.from_state is not None) else None
+            if seated is not None:
                 share, (lo, hi) = vector_evaluation.policy_win_share(
-                    game.name, n, BatchedPolicyAgent(learner, seed + 17), opponent, evaluation.games, seed + 17,
+                    game.name, n, BatchedPolicyAgent(learner, seed + 17), seated, evaluation.games, seed + 17,
                     role_side=role_side)
             else:
                 share, (lo, hi) = learner_win_share(module, config, learner, opponent, evaluation.games,
@@ -73,10 +78,26 @@ def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: Evalu
     return rows
 
 
+def _batched_opponent(game_name: str, module, config, name: str, watched: bool, seed: int):
+    """What the batched engine seats for ``name``, or ``None``: game by game on the reference engine.
+    A judging opponent is played there only when the engine plays it by name (its evaluations stay
+    the games they always were); a watched agent wherever :func:`seated_for` can seat it (a trained
+    policy, the belief agents' compiled rule)."""
+    if watched:
+        return seated_for(module, config, name, seed)
+    return name if vector_evaluation.available(game_name, name) else None
+
+
 def mean_share(rows: Sequence[Evaluation], opponent: str | None = None) -> float:
     """The mean win share of ``rows`` (against ``opponent`` only, if given)."""
     shares = [r.win_share for r in rows if opponent is None or r.opponent == opponent]
     return sum(shares) / len(shares)
+
+
+def judged_share(rows: Sequence[Evaluation], evaluation: EvaluationSettings) -> float:
+    """The score that picks the best policy: the mean win share against ``evaluation.opponents``
+    alone (the watched agents' rows are for the curve, never for the choice)."""
+    return mean_share([r for r in rows if r.opponent in evaluation.opponents])
 
 
 def write(run_dir: Path, rows: Sequence[Evaluation], columns: Sequence[str] = COLUMNS, **steps: int) -> None:

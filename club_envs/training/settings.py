@@ -120,12 +120,16 @@ class PretrainSettings:
 
 @dataclass(frozen=True)
 class EvaluationSettings:
-    """The ``evaluation`` section: games against the bots, and how often."""
+    """The ``evaluation`` section: games against the bots, and how often. ``opponents`` judge the
+    policy (the best one so far is kept by their mean); ``watch`` are agents played at every
+    evaluation for the learning curve alone -- never for that choice, so they may be held-out or
+    shipped agents no run may train or select against."""
 
     every: int
     games: int
     opponents: tuple[str, ...]
     greedy: bool
+    watch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

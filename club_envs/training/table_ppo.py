@@ -744,7 +744,7 @@ class TablePpo:
             rows = evaluations.evaluate_policy(path, SIDE, self.settings.game, ev, self.settings.seed,
                                                f"{SIDE}@{self.steps}", ev.greedy, self.report, batched=True)
             evaluations.write(self.run_dir, rows, total_step=self.steps, side_step=self.steps)
-            evaluations.keep_best(self.run_dir, path, "policy.pt", evaluations.mean_share(rows), self.best, SIDE,
+            evaluations.keep_best(self.run_dir, path, "policy.pt", evaluations.judged_share(rows, ev), self.best, SIDE,
                                   step=self.steps)
             self.best["live"] = {f"eval_{r.opponent}_{r.players}p": f"{r.win_share:.3f}" for r in rows}
         except Exception as exc:  # noqa: BLE001 -- hours of training must survive a broken evaluation

@@ -422,7 +422,7 @@ def evaluate_side(settings: SelfPlayConfig, side: str, model: MaskablePPO, step:
         model.logger.dump(step)
         evaluations.write(run_dir, rows, total_step=total_step, side_step=step)
         evaluations.keep_best(run_dir, path, games.policy_file(settings.game.name, side),
-                              float(np.mean([r.win_share for r in rows])), best, side, step=step)
+                              evaluations.judged_share(rows, ev), best, side, step=step)
     except Exception as exc:  # noqa: BLE001 -- hours of training must survive a broken evaluation
         print(f"evaluation of {side} at step {step} failed and was skipped: {exc.__class__.__name__}: {exc}",
               file=sys.stderr)

@@ -155,3 +155,28 @@ def test_features_are_refused_on_the_rllib_backend():
     with pytest.raises(configs.ConfigFileError, match="not available with backend: rllib"):
         configs.validate({"game": {"name": "members_only", "num_players": 4}, "backend": "rllib",
                           "network": {"features": "members_only_beliefs"}})
+
+
+def test_held_out_and_shipped_agents_may_be_watched_but_never_judged():
+    """``evaluation.watch`` takes the agents a run may not be judged against -- the held-out bots and
+    the shipped agents -- because their rows never pick the best policy; as opponents they stay refused."""
+    resolved = configs.from_mapping(minimal(evaluation={"watch": ["holdout_margin", "members_only_belief"]}))
+    assert resolved.evaluation.watch == ("holdout_margin", "members_only_belief")
+    assert configs.from_mapping(minimal()).evaluation.watch == ()
+    with pytest.raises(ConfigFileError, match=r"evaluation.opponents: 'holdout_prover' belongs to the held-out"):
+        configs.validate(minimal(evaluation={"opponents": ["holdout_prover"]}))
+    with pytest.raises(ConfigFileError, match=r"selfplay.bots: 'holdout_prover' belongs to the held-out"):
+        configs.validate(minimal(selfplay={"bots": ["holdout_prover"]}))
+
+
+def test_a_watched_arkham_agent_must_play_the_other_side_of_every_evaluated_side():
+    arkham = {"game": {"name": "arkham_decoders", "num_players": 5}}
+    resolved = configs.from_mapping({**arkham, "evaluation": {"watch": ["arkham_selfplay", "holdout_counter"]}})
+    assert resolved.evaluation.watch == ("arkham_selfplay", "holdout_counter")
+    with pytest.raises(ConfigFileError, match=r"evaluation.watch: 'arkham_team' plays investigator, leader, member, not "
+                                              r"black_man, which the team side's evaluations seat it as"):
+        configs.validate({**arkham, "evaluation": {"watch": ["arkham_team"]}})
+    with pytest.raises(ConfigFileError, match=r"evaluation.watch: 'members_only_belief' is not an agent a arkham_decoders "
+                                              r"run can watch; allowed values: random, heuristic, .*holdout_counter, "
+                                              r"arkham_team, .*arkham_neural$"):
+        configs.validate({**arkham, "evaluation": {"watch": ["members_only_belief"]}})

@@ -281,6 +281,12 @@ def test_a_responder_from_the_policy_needs_its_network():
     ({"ppo": {"critic": "oracle"}}, r"ppo.critic: 'oracle' is not allowed; allowed values: observation, privileged"),
     ({"league": {"bots": ["alphazero"]}}, r"league.bots"),
     ({"ppo": {"precision": "float16"}}, r"ppo.precision: 'float16' is not allowed; allowed values: float32, bfloat16"),
+    ({"evaluation": {"watch": ["arkham_team"]}}, r"evaluation.watch: 'arkham_team' is not an agent a members_only run "
+                                                 r"can watch; allowed values: random, heuristic, .*holdout_margin, .*"
+                                                 r"members_only_belief"),
+    ({"evaluation": {"watch": ["ismcts"]}}, r"evaluation.watch: 'ismcts' is not an agent"),
+    ({"evaluation": {"watch": ["random"]}}, r"evaluation.watch: 'random' is already in evaluation.opponents"),
+    ({"evaluation": {"opponents": ["holdout_margin"]}}, r"evaluation.opponents: 'holdout_margin' belongs to the held-out"),
 ])
 def test_bad_settings_are_refused_in_one_line(changes, message):
     with pytest.raises(configs.ConfigFileError, match=message):
@@ -371,3 +377,26 @@ def test_snapshots_that_read_the_same_inputs_share_one_computation_that_changes_
             checked += 1
         trainer._move(table, Chains())
     assert checked >= 6, "several snapshots met"
+
+
+def test_watched_agents_join_the_curve_but_never_pick_the_best_policy(tmp_path):
+    """``evaluation.watch`` may name held-out and shipped agents (no run may be judged against them):
+    their rows are written beside the judging opponents' in ``evaluations.csv``, and ``best/``
+    follows the judging opponents alone."""
+    raw = json.loads(json.dumps(BASE))
+    raw["evaluation"] = {"every": 1000, "games": 8, "opponents": ["random"],
+                         "watch": ["holdout_margin", "members_only_belief"]}
+    raw["budget"] = {"total_steps": 2000}
+    path = tmp_path / "watch.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    folder = run(path, runs_dir=tmp_path / "runs", progress=False)
+    rows = list(csv.DictReader((folder / "evaluations.csv").open()))
+    steps = sorted({int(r["total_step"]) for r in rows})
+    assert len(steps) >= 2
+    for step in steps:
+        assert sorted((r["opponent"], r["players"]) for r in rows if int(r["total_step"]) == step) == [
+            (o, p) for o in ("holdout_margin", "members_only_belief", "random") for p in ("3", "4")]
+    judged = {step: np.mean([float(r["win_share"]) for r in rows if int(r["total_step"]) == step and
+                             r["opponent"] == "random"]) for step in steps}
+    best = json.loads((folder / "state.json").read_text())["best"]["player"]
+    assert best["score"] == max(judged.values()) and judged[best["step"]] == best["score"]

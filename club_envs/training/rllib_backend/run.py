@@ -149,7 +149,7 @@ def evaluate(settings: RllibConfig, algo: Any, env_steps: int, run_dir: Path, be
             for opponent in ev.opponents:
                 label = f"eval_{opponent}" if side == "player" else f"eval_{side}_{opponent}"
                 live[label] = evaluations.mean_share(side_rows, opponent)
-            evaluations.keep_best(run_dir, path, path.name, evaluations.mean_share(side_rows), best, side,
+            evaluations.keep_best(run_dir, path, path.name, evaluations.judged_share(side_rows, ev), best, side,
                                   env_steps=env_steps)
             rows += side_rows
         evaluations.write(run_dir, rows, evaluations.RLLIB_COLUMNS, env_steps=env_steps)

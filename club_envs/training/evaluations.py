@@ -5,9 +5,10 @@ games against each of ``evaluation.opponents`` at each table size, on the fixed 
 ``seed + 17`` (the same deals at every evaluation), and the best policy so far by mean win share
 is copied to ``best/``. The agents of ``evaluation.watch`` are played the same way and written
 beside them, for the learning curve only: the choice of the best policy never reads them
-(:func:`judged_share`), so a run may watch held-out and shipped agents it may not be tuned on. The two backends' run folders count steps differently, so their CSV files
-lead with different step columns (:data:`COLUMNS`, :data:`RLLIB_COLUMNS`); a resumed run appends
-to its own file in its own layout.
+(:func:`judged_share`), so a run may watch held-out and shipped agents it may not be tuned on.
+The two backends' run folders count steps differently, so their CSV files lead with different
+step columns (:data:`COLUMNS`, :data:`RLLIB_COLUMNS`); a resumed run appends to its own file in
+its own layout.
 """
 
 from __future__ import annotations
@@ -49,10 +50,11 @@ class Evaluation:
 def evaluate_policy(path: Path, side: str, game: GameSettings, evaluation: EvaluationSettings, seed: int,
                     name: str, deterministic: bool, report: Reporter | None = None,
                     batched: bool = False) -> list[Evaluation]:
-    """The policy file ``path`` of ``side`` against every evaluation bot at every table size; the
-    bar (``report``) moves by one series of ``evaluation.games`` games at a time, and its line at the
-    end gives every win share. ``batched``: on the batched engine wherever it plays the bot and the
-    policy's inputs (:mod:`club_envs.vector_evaluation`), else game by game on the reference engine."""
+    """The policy file ``path`` of ``side`` against every evaluation opponent, then every watched
+    agent, at every table size (rows in that order); the bar (``report``) moves by one series of
+    ``evaluation.games`` games at a time, and its line at the end gives every win share. ``batched``:
+    on the batched engine wherever it seats the opponent and plays the policy's inputs
+    (:mod:`club_envs.vector_evaluation`), else game by game on the reference engine."""
     net, meta = load_policy_file(path)
     rows = []
     against = (*evaluation.opponents, *evaluation.watch)

@@ -158,6 +158,19 @@ class GameSpec:
                 return side
         raise ValueError(f"{self.name} has no side {name!r}; expected one of {', '.join(self.side_names)}")
 
+    def role_seating(self, side: str) -> dict[str, str] | None:
+        """Role -> ``"learner"`` or ``"opponent"`` when ``side`` is the one evaluated: every
+        evaluation, responder and watch check seats agents by it (``None``: a game without roles)."""
+        mine = self.side(side).roles
+        if mine is None:
+            return None
+        return {role: ("learner" if role in mine else "opponent") for role in self.roles}
+
+    def opponent_roles(self, side: str) -> tuple[str, ...] | None:
+        """The roles an opponent of ``side`` plays (``None``: a game without roles, any seat)."""
+        seating = self.role_seating(side)
+        return None if seating is None else tuple(r for r, who in seating.items() if who == "opponent")
+
     def side_of_role(self, role: str | None) -> Side:
         """The side whose policy plays ``role`` (the only side of a game without roles)."""
         for side in self.sides:

@@ -80,6 +80,20 @@ def test_sides_cover_every_role_once(name):
         assert role is None or role in spec.side_of_role(role).roles
 
 
+def test_role_seating_splits_the_roles_between_the_evaluated_side_and_its_opponents():
+    arkham = SPECS["arkham_decoders"]
+    assert arkham.role_seating("black_man") == {"leader": "opponent", "member": "opponent",
+                                                "investigator": "opponent", "black_man": "learner"}
+    assert arkham.opponent_roles("black_man") == ("leader", "member", "investigator")
+    assert arkham.opponent_roles("team") == ("black_man",)
+    assert SPECS["members_only"].role_seating("player") is None
+    assert SPECS["members_only"].opponent_roles("player") is None
+    for spec in SPECS.values():
+        for side in spec.side_names:
+            seating = spec.role_seating(side) or {}
+            assert sorted(r for r, who in seating.items() if who == "learner") == sorted(spec.side(side).roles or ())
+
+
 def test_an_unknown_side_names_the_sides():
     with pytest.raises(ValueError, match="arkham_decoders has no side 'player'; expected one of team, black_man"):
         SPECS["arkham_decoders"].side("player")

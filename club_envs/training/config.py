@@ -622,8 +622,8 @@ def check_watch(evaluation: Mapping[str, Any], game: str, source: str) -> None:
                                   f"allowed values: {', '.join(allowed)}")
         plays = set(SHIPPED[name][1]) if name in SHIPPED else {"*"}
         for side in spec.side_names:
-            mine = spec.side(side).roles
-            missing = [] if mine is None or "*" in plays else [r for r in spec.roles if r not in mine and r not in plays]
+            theirs = () if "*" in plays else spec.opponent_roles(side) or ()
+            missing = [r for r in theirs if r not in plays]
             if missing:
                 raise ConfigFileError(f"{source}: evaluation.watch: {name!r} plays {', '.join(sorted(plays))}, not "
                                       f"{', '.join(missing)}, which the {side} side's evaluations seat it as; "

@@ -149,11 +149,7 @@ def fellow_seats(name: str, side: str) -> bool:
 
 def role_side(name: str, side: str) -> dict[str, str] | None:
     """Role -> ``learner`` or ``opponent`` when ``side`` is evaluated (``None``: a game without roles)."""
-    spec = get_spec(name)
-    mine = spec.side(side).roles
-    if mine is None:
-        return None
-    return {r: ("learner" if r in mine else "opponent") for r in spec.roles}
+    return get_spec(name).role_seating(side)
 
 
 def eval_setup(name: str, side: str, num_players: int) -> tuple[Any, Any, dict[str, str] | None]:

@@ -134,6 +134,8 @@ CONFIG_MEANINGS: dict[str, str] = {
 
 
 def _code(value: Any) -> str:
+    if value is None:
+        return "`null`"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
     if isinstance(value, float):
@@ -174,6 +176,9 @@ def _allowed(node: Mapping[str, Any]) -> str:
         return f"list of {inner}{size}"
     if kind == "object":
         return "mapping"
+    if isinstance(kind, list) and "null" in kind and len(kind) == 2:  # a value or nothing
+        (other,) = [k for k in kind if k != "null"]
+        return f"{_allowed({**node, 'type': other})} or `null`"
     if kind in ("integer", "number"):
         bounds = _bounds(node)
         return f"{kind} {bounds}".strip() if bounds else kind
@@ -256,6 +261,9 @@ TABLE_PPO_MEANINGS: dict[str, str] = {
                      "(weights, optimiser, logits, values and exported policies stay float32): 1.5x the learner "
                      "decisions per second of a 256-wide network on a CPU with AMX or AVX512-BF16 instructions, "
                      "slower than float32 on one without (a warning says so)",
+    "ppo.learning_rate_final": "`null`: Adam's step size stays `ppo.learning_rate`; a number: it moves linearly "
+                               "from `ppo.learning_rate` at the first learner decision to this at "
+                               "`budget.total_steps` (by decisions done, so a resumed run goes on along the line)",
     "anchor.anneal_steps": "learner decisions over which that weight falls linearly to 0 (0: it stays)",
     "imitation.decisions": "decisions of a warm start before PPO in which the learner's seats play `anchor.bot`'s "
                            "choices and the actor is fitted to them, the critic to their returns (0: none); counted "

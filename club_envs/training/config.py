@@ -425,6 +425,7 @@ TABLE_PPO_SCHEMA: dict[str, Any] = {
             "games": {"type": "integer", "minimum": 1, "maximum": 65_536},
             "steps": {"type": "integer", "minimum": 1, "maximum": 65_536},
             "learning_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            "learning_rate_final": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "epochs": {"type": "integer", "minimum": 1, "maximum": 100},
             "minibatch": {"type": "integer", "minimum": 2, "maximum": 2**22},
             "gamma": _PROBABILITY,
@@ -484,7 +485,8 @@ TABLE_PPO_DEFAULTS: dict[str, Any] = {
     "game": {"name": "members_only", "num_players": [4], "options": {}},
     "ppo": {"games": 256, "steps": 64, "learning_rate": 2.5e-4, "epochs": 4, "minibatch": 4096, "gamma": 0.995,
             "gae_lambda": 0.95, "clip": 0.1, "entropy": 0.01, "value_coef": 0.5, "max_grad_norm": 0.5,
-            "critic": "observation", "threads": 1, "overlap": False, "precision": "float32"},
+            "critic": "observation", "threads": 1, "overlap": False, "precision": "float32",
+            "learning_rate_final": None},
     "network": {"hidden": [256, 256], "activation": "tanh", "features": "members_only_beliefs"},
     "league": {"share": 0.5, "snapshot_every": 1_000_000, "pool_size": 20, "bots": [], "bot_share": 0.0},
     "anchor": {"bot": "none", "coef": 0.0, "anneal_steps": 0},
@@ -556,7 +558,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
                     "(or a list of them)")
         return f"{path}: {brief(error.instance)} has the wrong type; expected an integer or a list of integers"
     if error.validator == "type":
-        return f"{path}: {brief(error.instance)} has the wrong type; expected {error.validator_value}"
+        kinds = error.validator_value
+        expected = " or ".join(kinds) if isinstance(kinds, list) else kinds
+        return f"{path}: {brief(error.instance)} has the wrong type; expected {expected}"
     return f"{path}: {one_line(error.message)}"
 
 
@@ -571,7 +575,8 @@ def _range_text(schema: Mapping[str, Any]) -> str:
         parts.append(f"{'>' if 'exclusiveMinimum' in schema else '>='} {low}")
     if high is not None:
         parts.append(f"{'<' if 'exclusiveMaximum' in schema else '<='} {high}")
-    return " and ".join(parts) or "any number"
+    text = " and ".join(parts) or "any number"
+    return f"{text}, or null" if isinstance(schema.get("type"), list) and "null" in schema["type"] else text
 
 
 def _check_plain_data(raw: Any, source: str) -> None:

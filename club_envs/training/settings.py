@@ -294,6 +294,9 @@ class TablePpoSettings:
     threads: int
     overlap: bool  # play the next rollout while the update runs (one update of lag)
     precision: str = "float32"  # the hidden layers' arithmetic: float32 or bfloat16 (CPU autocast)
+    # None: ``learning_rate`` throughout; a number: the rate moves linearly from ``learning_rate`` at
+    # decision 0 to it at the budget's last decision (CleanRL's ``anneal_lr`` when 0)
+    learning_rate_final: float | None = None
 
 
 @dataclass(frozen=True)

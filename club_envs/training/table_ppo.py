@@ -23,7 +23,8 @@ and every decision the learner makes -- in every seat -- is a sample. One file, 
    that seat's position.
 3. **Advantages** by GAE along each chain (``ppo.gamma`` and ``ppo.gae_lambda`` per own decision).
 4. **Update**: ``ppo.epochs`` passes of clipped PPO over minibatches of ``ppo.minibatch``, advantages
-   normalised over the rollout, entropy bonus ``ppo.entropy``, value loss ``ppo.value_coef``; with
+   normalised over the rollout, entropy bonus ``ppo.entropy``, value loss ``ppo.value_coef``, step size
+   ``ppo.learning_rate`` (or, with ``ppo.learning_rate_final``, moving linearly to that over the budget); with
    ``anchor.coef`` > 0 also the cross-entropy to the anchor bot's choice (the exact heuristic's or the
    belief agent's), its
    weight falling linearly to 0 over ``anchor.anneal_steps`` learner decisions (a pull that keeps the
@@ -87,8 +88,8 @@ LEARNER = -1  # a seat's controller: the learner, or a league member's index
 BOTS = {"heuristic": HeuristicAgent(), "heuristic_bold": HeuristicAgent(chip_cost=(0.25, 0.5), rival_weight=0.0)}
 PROGRESS_FILE = "progress.csv"
 PROGRESS_COLUMNS = ["advantage_std", "anchor_coef", "anchor_loss", "approx_kl", "clip_fraction", "decisions", "entropy",
-                    "explained_variance", "imitated", "policy_loss", "rollout_seconds", "steps", "steps_per_second",
-                    "update_seconds", "value_loss"]
+                    "explained_variance", "imitated", "learning_rate", "policy_loss", "rollout_seconds", "steps",
+                    "steps_per_second", "update_seconds", "value_loss"]
 
 
 # --------------------------------------------------------------------------- the networks
@@ -500,8 +501,9 @@ class TablePpo:
         adv_t, ret_t = torch.from_numpy(normalised.astype(np.float32)), torch.from_numpy(returns.astype(np.float32))
         imitating = self.imitating
         anchor_coef = 1.0 if imitating else self._anchor_coef()
+        learning_rate = self.settings.imitation.learning_rate if imitating else self._learning_rate()
         for group in self.optimizer.param_groups:
-            group["lr"] = self.settings.imitation.learning_rate if imitating else ppo.learning_rate
+            group["lr"] = learning_rate
         figures: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
                                                             "clip_fraction", "anchor_loss")}
         for _ in range(self.settings.imitation.epochs if imitating else ppo.epochs):
@@ -541,8 +543,20 @@ class TablePpo:
         explained = 1.0 - float(np.var(returns - data["values"])) / variance if variance > 0 else float("nan")
         out = {k: float(np.mean(v)) if v else float("nan") for k, v in figures.items()}
         out.update({"explained_variance": explained, "anchor_coef": anchor_coef, "decisions": float(buffer.size),
+                    "learning_rate": learning_rate,
                     "advantage_std": float(advantages.std())})
         return out
+
+    def _learning_rate(self) -> float:
+        """PPO's step size at the learner's decision count: ``ppo.learning_rate``, or with
+        ``ppo.learning_rate_final`` set the straight line from it to that rate over the budget (a
+        long run's late updates then move the policy less; by decision count, so a resumed run
+        takes up the line where it stopped)."""
+        ppo = self.settings.ppo
+        if ppo.learning_rate_final is None:
+            return ppo.learning_rate
+        done = min(1.0, self.steps / self.settings.total_steps)
+        return ppo.learning_rate + (ppo.learning_rate_final - ppo.learning_rate) * done
 
     def _anchor_coef(self) -> float:
         anchor = self.settings.anchor

@@ -118,6 +118,39 @@ def test_the_anchor_pulls_the_policy_towards_the_heuristics_choices(tmp_path):
     assert trainer._anchor_coef() == 0.0
 
 
+def test_the_learning_rate_is_constant_or_moves_linearly_to_its_final_value_over_the_budget(tmp_path):
+    constant = TablePpo(settings(ppo={"learning_rate": 1e-3}), tmp_path / "c", {}, Reporter.quiet())
+    constant.steps = 1200
+    assert constant._learning_rate() == 1e-3
+    falling = TablePpo(settings(ppo={"learning_rate": 1e-3, "learning_rate_final": 2e-4}), tmp_path / "f", {},
+                       Reporter.quiet())
+    for steps, rate in [(0, 1e-3), (750, 6e-4), (1500, 2e-4), (4000, 2e-4)]:  # the budget is 1,500 decisions
+        falling.steps = steps
+        assert falling._learning_rate() == pytest.approx(rate)
+    # an update steps at that rate and logs it
+    falling.steps = 375
+    buffer, links = falling.rollout()
+    figures = falling.update(buffer, links)
+    assert figures["learning_rate"] == pytest.approx(8e-4)
+    assert all(group["lr"] == pytest.approx(8e-4) for group in falling.optimizer.param_groups)
+
+
+def test_a_run_logs_its_falling_learning_rate_and_resumes_on_the_same_line(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["ppo"].update({"learning_rate": 1e-3, "learning_rate_final": 0.0})
+    path = tmp_path / "lr.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    folder = run(path, runs_dir=tmp_path / "runs", progress=False)
+    rows = list(csv.DictReader((folder / "progress.csv").open()))
+    rates = [float(r["learning_rate"]) for r in rows]
+    assert len(rates) >= 3 and rates[0] <= 1e-3 and rates == sorted(rates, reverse=True) and rates[-1] < rates[0]
+    raw["budget"]["total_steps"] = 3000  # a longer budget read on resume stretches the rest of the line
+    (folder / "config.yaml").write_text(yaml.safe_dump(raw))
+    run(resume=folder, progress=False)
+    resumed = [float(r["learning_rate"]) for r in list(csv.DictReader((folder / "progress.csv").open()))[len(rows):]]
+    assert resumed and all(0 < rate <= 1e-3 * (1 - 1500 / 3000) + 1e-12 for rate in resumed)
+
+
 def test_imitation_copies_the_anchor_before_ppo_and_seeds_the_league_with_the_copy(tmp_path):
     raw = json.loads(json.dumps(BASE))
     raw.update({"network": {"hidden": [64], "features": "members_only_heuristic"},
@@ -281,6 +314,8 @@ def test_a_responder_from_the_policy_needs_its_network():
     ({"ppo": {"critic": "oracle"}}, r"ppo.critic: 'oracle' is not allowed; allowed values: observation, privileged"),
     ({"league": {"bots": ["alphazero"]}}, r"league.bots"),
     ({"ppo": {"precision": "float16"}}, r"ppo.precision: 'float16' is not allowed; allowed values: float32, bfloat16"),
+    ({"ppo": {"learning_rate_final": "0"}}, r"ppo.learning_rate_final: '0' has the wrong type; expected number or null"),
+    ({"ppo": {"learning_rate_final": -0.1}}, r"ppo.learning_rate_final: -0.1 is not allowed; allowed values: >= 0 and <= 1, or null"),
     ({"evaluation": {"watch": ["arkham_team"]}}, r"evaluation.watch: 'arkham_team' is not an agent a members_only run "
                                                  r"can watch; allowed values: random, heuristic, .*holdout_margin, .*"
                                                  r"members_only_belief"),
